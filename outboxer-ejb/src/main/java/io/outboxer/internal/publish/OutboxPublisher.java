@@ -1,0 +1,143 @@
+package io.outboxer.internal.publish;
+
+import io.outboxer.Outbox;
+import io.outboxer.OutboxException;
+import io.outboxer.OutboxMessage;
+import io.outboxer.Outboxed;
+import io.outboxer.internal.Partitioner;
+import io.outboxer.internal.config.Ordering;
+import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.entity.OutboxRecord;
+import io.outboxer.internal.store.JpaOutboxStore;
+import io.outboxer.internal.worker.OutboxEngine;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.bind.Jsonb;
+import jakarta.json.bind.JsonbBuilder;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * The {@link Outbox} bean: validates, serializes, partitions and inserts in the caller's JTA tx.
+ */
+@ApplicationScoped
+public class OutboxPublisher implements Outbox {
+
+  static final int MAX_GROUP_KEY = 500;
+  private static final String DEFAULT_OUTBOX = "default";
+  private static final Object WAKE_KEY = new Object();
+
+  @Inject private OutboxEngine engine;
+  @Inject private JpaOutboxStore store;
+  @Resource private TransactionSynchronizationRegistry transactions;
+
+  private final Jsonb jsonb = JsonbBuilder.create();
+
+  @PreDestroy
+  void close() {
+    try {
+      jsonb.close();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot close JSON-B", e);
+    }
+  }
+
+  @Override
+  public long publish(OutboxMessage message) {
+    if (message == null) {
+      throw new OutboxException("OUTBOXER-2002 cannot publish null: pass an OutboxMessage");
+    }
+    String type = message.getClass().getName();
+    int status = transactions.getTransactionStatus();
+    if (status != Status.STATUS_ACTIVE) {
+      throw new OutboxException(
+          "OUTBOXER-2001 Outbox.publish("
+              + type
+              + ") needs an active JTA transaction, and "
+              + (status == Status.STATUS_NO_TRANSACTION
+                  ? "none is active on this thread"
+                  : "this thread's transaction is not active (jakarta.transaction.Status "
+                      + status
+                      + ")")
+              + ": call it from a transactional method (@Transactional, or an EJB method)");
+    }
+    OutboxSettings outbox = engine.settings().outbox(outboxOf(message.getClass()));
+    String refusal = engine.refusedOutboxes().get(outbox.name());
+    if (refusal != null) {
+      throw new OutboxException("OUTBOXER-2006 cannot publish " + type + ": " + refusal);
+    }
+    String group = message.groupKey();
+    if (group != null && group.length() > MAX_GROUP_KEY) {
+      throw new OutboxException(
+          "OUTBOXER-2004 group key of "
+              + type
+              + " is "
+              + group.length()
+              + " characters long; the limit is "
+              + MAX_GROUP_KEY);
+    }
+    String payload;
+    try {
+      payload = jsonb.toJson(message);
+    } catch (RuntimeException e) {
+      throw new OutboxException(
+          "OUTBOXER-2003 JSON-B cannot serialize " + type + ": " + e.getMessage(), e);
+    }
+    int partition = Partitioner.partitionOf(group, outbox.partitions());
+    long id =
+        store.insert(
+            new OutboxRecord(outbox.name(), partition, group, type, payload),
+            lockKey(outbox, group));
+    wakeAfterCommit(outbox.name(), partition);
+    return id;
+  }
+
+  private static String outboxOf(Class<?> type) {
+    Outboxed outboxed = type.getAnnotation(Outboxed.class);
+    return outboxed == null ? DEFAULT_OUTBOX : outboxed.value();
+  }
+
+  /** The lock that serializes the writers of one ordering scope, or null where none is needed. */
+  private static Long lockKey(OutboxSettings outbox, String group) {
+    if (!outbox.serializeWrites()) {
+      return null;
+    }
+    if (outbox.ordering() == Ordering.TOTAL) {
+      return Partitioner.lockKey(outbox.name(), "");
+    }
+    if (outbox.ordering() == Ordering.GROUP && group != null) {
+      return Partitioner.lockKey(outbox.name(), "group:" + group);
+    }
+    return null;
+  }
+
+  private void wakeAfterCommit(String outbox, int partition) {
+    @SuppressWarnings("unchecked")
+    Set<PartitionRef> toWake = (Set<PartitionRef>) transactions.getResource(WAKE_KEY);
+    if (toWake == null) {
+      Set<PartitionRef> partitions = new LinkedHashSet<>();
+      toWake = partitions;
+      transactions.putResource(WAKE_KEY, partitions);
+      transactions.registerInterposedSynchronization(
+          new Synchronization() {
+            @Override
+            public void beforeCompletion() {}
+
+            @Override
+            public void afterCompletion(int completion) {
+              if (completion == Status.STATUS_COMMITTED) {
+                partitions.forEach(p -> engine.wake(p.outbox(), p.partition()));
+              }
+            }
+          });
+    }
+    toWake.add(new PartitionRef(outbox, partition));
+  }
+
+  private record PartitionRef(String outbox, int partition) {}
+}

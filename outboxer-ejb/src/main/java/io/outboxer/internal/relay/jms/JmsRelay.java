@@ -1,0 +1,132 @@
+package io.outboxer.internal.relay.jms;
+
+import io.outboxer.OutboxException;
+import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.spi.DeliveryReport;
+import io.outboxer.spi.Envelope;
+import io.outboxer.spi.Relay;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.JMSProducer;
+import jakarta.jms.JMSRuntimeException;
+import jakarta.jms.Queue;
+import jakarta.jms.TextMessage;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+
+/**
+ * Sends each message as a persistent {@link TextMessage} to a JMS queue, synchronously: a message
+ * is confirmed when {@code send} returned. The group key travels as {@code JMSXGroupID}, so that a
+ * provider that supports message groups keeps a group on one consumer.
+ *
+ * <p>Settings ({@code outboxer.outbox.<name>.relay.jms.*}): {@code queue}, the JNDI name of the
+ * queue (required); {@code connection-factory}, the JNDI name of the connection factory (default
+ * {@value #DEFAULT_CONNECTION_FACTORY}).
+ */
+public final class JmsRelay implements Relay {
+
+  public static final String DEFAULT_CONNECTION_FACTORY = "jms/outboxer/ConnectionFactory";
+
+  /** Message property: the outbox message id (long). */
+  public static final String ID = "OutboxerId";
+
+  /** Message property: the outbox name. */
+  public static final String OUTBOX = "OutboxerOutbox";
+
+  /** Message property: the group key, absent for ungrouped messages. */
+  public static final String GROUP = "OutboxerGroup";
+
+  /** Message property: the message type. */
+  public static final String TYPE = "OutboxerType";
+
+  /** Message property: the delivery attempt, from 1. */
+  public static final String ATTEMPT = "OutboxerAttempt";
+
+  private final ConnectionFactory connectionFactory;
+  private final Queue queue;
+
+  JmsRelay(ConnectionFactory connectionFactory, Queue queue) {
+    this.connectionFactory = connectionFactory;
+    this.queue = queue;
+  }
+
+  /** Looks up the configured connection factory and queue. */
+  public static JmsRelay create(OutboxSettings outbox) {
+    String queueName = outbox.relaySettings().get("queue");
+    if (queueName == null) {
+      throw new OutboxException(
+          "OUTBOXER-1002 missing configuration "
+              + outbox.key("relay.jms.queue")
+              + ": the JNDI name of the queue the JMS relay sends to");
+    }
+    String factoryName =
+        outbox.relaySettings().getOrDefault("connection-factory", DEFAULT_CONNECTION_FACTORY);
+    return new JmsRelay(
+        lookup(outbox.key("relay.jms.connection-factory"), factoryName, ConnectionFactory.class),
+        lookup(outbox.key("relay.jms.queue"), queueName, Queue.class));
+  }
+
+  private static <T> T lookup(String key, String jndiName, Class<T> type) {
+    Object found;
+    try {
+      found = new InitialContext().lookup(jndiName);
+    } catch (NamingException e) {
+      throw new OutboxException(
+          "OUTBOXER-1008 " + key + "=" + jndiName + ": no such JNDI resource (" + e + ")", e);
+    }
+    if (!type.isInstance(found)) {
+      throw new OutboxException(
+          "OUTBOXER-1008 "
+              + key
+              + "="
+              + jndiName
+              + ": expected a "
+              + type.getSimpleName()
+              + ", found "
+              + found.getClass().getName());
+    }
+    return type.cast(found);
+  }
+
+  @Override
+  public DeliveryReport deliver(List<Envelope> batch) {
+    DeliveryReport.Builder report = DeliveryReport.builder();
+    Set<String> stopped = new HashSet<>();
+    try (JMSContext context = connectionFactory.createContext()) {
+      JMSProducer producer = context.createProducer().setDeliveryMode(DeliveryMode.PERSISTENT);
+      for (Envelope e : batch) {
+        if (e.orderingScope() != null && stopped.contains(e.orderingScope())) {
+          continue;
+        }
+        try {
+          producer.send(queue, toMessage(context, e));
+          report.confirmed(e.id());
+        } catch (JMSRuntimeException | JMSException ex) {
+          report.failed(e.id(), "JMS send to " + queue + " failed: " + ex);
+          if (e.orderingScope() != null) {
+            stopped.add(e.orderingScope());
+          }
+        }
+      }
+    }
+    return report.build();
+  }
+
+  private static TextMessage toMessage(JMSContext context, Envelope e) throws JMSException {
+    TextMessage message = context.createTextMessage(e.payload());
+    message.setLongProperty(ID, e.id());
+    message.setStringProperty(OUTBOX, e.outbox());
+    message.setStringProperty(TYPE, e.type());
+    message.setIntProperty(ATTEMPT, e.attempt());
+    if (e.groupKey() != null) {
+      message.setStringProperty(GROUP, e.groupKey());
+      message.setStringProperty("JMSXGroupID", e.groupKey());
+    }
+    return message;
+  }
+}

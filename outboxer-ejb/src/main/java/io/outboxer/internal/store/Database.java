@@ -1,0 +1,110 @@
+package io.outboxer.internal.store;
+
+import io.outboxer.OutboxException;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/** Outboxer's data source ({@code jdbc/outboxer}), its dialect and its schema. */
+@ApplicationScoped
+public class Database {
+
+  private static final Logger LOG = Logger.getLogger(Database.class.getName());
+  private static final String[] TABLES = {"outboxer_message", "outboxer_outbox", "outboxer_lease"};
+
+  /**
+   * Unshareable: these connections are used outside transactions, and Liberty keeps a shareable one
+   * reserved until the calling method ends, which starves SQLite's pool of one.
+   */
+  @Resource(lookup = "jdbc/outboxer", shareable = false)
+  private DataSource dataSource;
+
+  private volatile Dialect dialect;
+
+  /** The database's dialect, detected once from the connection's metadata. */
+  public Dialect dialect() {
+    Dialect d = dialect;
+    if (d == null) {
+      try (Connection c = dataSource.getConnection()) {
+        d = Dialect.of(c.getMetaData().getDatabaseProductName());
+      } catch (SQLException e) {
+        throw new OutboxException("OUTBOXER-1005 cannot reach the database jdbc/outboxer", e);
+      }
+      dialect = d;
+    }
+    return d;
+  }
+
+  /** Runs the shipped schema of this database; every statement in it is idempotent. */
+  public void installSchema() {
+    Dialect d = dialect();
+    List<String> statements = statements(d.schemaResource());
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      for (String sql : statements) {
+        s.execute(sql);
+      }
+    } catch (SQLException e) {
+      throw new OutboxException(
+          "OUTBOXER-1006 cannot create Outboxer's schema from " + d.schemaResource(), e);
+    }
+    LOG.info("OUTBOXER-0001 schema " + d.schemaResource() + " applied");
+  }
+
+  /**
+   * Checks that the database answers and that Outboxer's tables exist.
+   *
+   * @return null when all is well, otherwise what is wrong
+   */
+  public String schemaProblem() {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      for (String table : TABLES) {
+        try {
+          s.executeQuery("select 1 from " + table + " where 1 = 0").close();
+        } catch (SQLException e) {
+          return "table " + table + " is missing: " + e.getMessage();
+        }
+      }
+      return null;
+    } catch (SQLException e) {
+      return "database unreachable: " + e.getMessage();
+    }
+  }
+
+  static List<String> statements(String resource) {
+    String text;
+    try (InputStream in = Database.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new OutboxException("OUTBOXER-1006 schema resource " + resource + " not found");
+      }
+      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new OutboxException("OUTBOXER-1006 cannot read schema resource " + resource, e);
+    }
+    List<String> statements = new ArrayList<>();
+    StringBuilder current = new StringBuilder();
+    for (String line : text.split("\n")) {
+      String trimmed = line.strip();
+      if (trimmed.isEmpty() || trimmed.startsWith("--")) {
+        continue;
+      }
+      current.append(line).append('\n');
+      if (trimmed.endsWith(";")) {
+        String sql = current.toString().strip();
+        statements.add(sql.substring(0, sql.length() - 1));
+        current.setLength(0);
+      }
+    }
+    return statements;
+  }
+}

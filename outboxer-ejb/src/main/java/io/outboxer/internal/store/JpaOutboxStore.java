@@ -1,0 +1,418 @@
+package io.outboxer.internal.store;
+
+import io.outboxer.internal.config.Ordering;
+import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.entity.OutboxRecord;
+import io.outboxer.internal.worker.Backoff;
+import io.outboxer.internal.worker.BatchOutcome;
+import io.outboxer.spi.Envelope;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transactional;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The outbox tables through Hibernate: the publisher's insert, the worker's batch reads and
+ * completions, leases and the partition record. Every worker method is one transaction; none nests
+ * another (SQLite's pool holds one connection).
+ *
+ * <p>Row states: {@value #READY} ready, {@value #HELD} held behind a failing head of its group,
+ * {@value #DEAD} dead, {@value #WAITING} a failed head waiting for its retry time. Only ready rows
+ * are in the worker's scan index, so neither a blocked group's backlog nor the number of blocked
+ * groups adds to the cost of a batch.
+ */
+@ApplicationScoped
+public class JpaOutboxStore {
+
+  public static final int READY = 0;
+  public static final int HELD = 1;
+  public static final int DEAD = 2;
+  public static final int WAITING = 3;
+
+  /** The ordering scope of every message of a total-ordering outbox. */
+  private static final String TOTAL_SCOPE = "";
+
+  @PersistenceContext(unitName = "outboxer")
+  private EntityManager em;
+
+  @Inject private Database database;
+
+  private String now() {
+    return database.dialect().nowMillis();
+  }
+
+  /**
+   * Inserts {@code record} in the caller's transaction, first taking the lock on {@code lockKey}
+   * where the database needs one.
+   */
+  public long insert(OutboxRecord record, Long lockKey) {
+    String lock = database.dialect().groupLock();
+    if (lockKey != null && lock != null) {
+      em.createNativeQuery(lock).setParameter(1, lockKey).getResultList();
+    }
+    em.persist(record);
+    return record.getId();
+  }
+
+  /**
+   * Records {@code partitions} for {@code outbox}, or refuses a changed count while the outbox
+   * still holds rows.
+   *
+   * @return empty when the count is in force, otherwise why it was refused
+   */
+  @Transactional
+  public Optional<String> recordPartitions(String outbox, int partitions) {
+    em.createNativeQuery(
+            "insert into outboxer_outbox (name, partitions) values (:name, :partitions)"
+                + " on conflict do nothing")
+        .setParameter("name", outbox)
+        .setParameter("partitions", partitions)
+        .executeUpdate();
+    int recorded =
+        number(
+                em.createNativeQuery("select partitions from outboxer_outbox where name = :name")
+                    .setParameter("name", outbox)
+                    .getSingleResult())
+            .intValue();
+    if (recorded == partitions) {
+      return Optional.empty();
+    }
+    long rows =
+        number(
+                em.createNativeQuery("select count(*) from outboxer_message where outbox = :name")
+                    .setParameter("name", outbox)
+                    .getSingleResult())
+            .longValue();
+    if (rows > 0) {
+      return Optional.of(
+          "OUTBOXER-1101 outbox '"
+              + outbox
+              + "' holds "
+              + rows
+              + " messages hashed over "
+              + recorded
+              + " partitions, but outboxer.outbox."
+              + outbox
+              + ".partitions is now "
+              + partitions
+              + ": its workers do not start until the change is undone or the outbox is drained"
+              + " (pending and dead messages delivered or discarded)");
+    }
+    em.createNativeQuery("update outboxer_outbox set partitions = :partitions where name = :name")
+        .setParameter("name", outbox)
+        .setParameter("partitions", partitions)
+        .executeUpdate();
+    return Optional.empty();
+  }
+
+  /** Creates the lease rows of {@code outbox}'s partitions that do not exist yet. */
+  @Transactional
+  public void createLeases(String outbox, int partitions) {
+    for (int p = 0; p < partitions; p++) {
+      em.createNativeQuery(
+              "insert into outboxer_lease (outbox, partition_no) values (:outbox, :partition)"
+                  + " on conflict do nothing")
+          .setParameter("outbox", outbox)
+          .setParameter("partition", p)
+          .executeUpdate();
+    }
+  }
+
+  /** Takes the lease of a partition if it is free or expired, with a new epoch. */
+  @Transactional
+  public Optional<Lease> acquire(String outbox, int partition, String owner, Duration ttl) {
+    int taken =
+        em.createNativeQuery(
+                "update outboxer_lease set owner = :owner, epoch = epoch + 1, expires_at = "
+                    + now()
+                    + " + :ttl where outbox = :outbox and partition_no = :partition"
+                    + " and (owner is null or expires_at <= "
+                    + now()
+                    + ")")
+            .setParameter("owner", owner)
+            .setParameter("ttl", ttl.toMillis())
+            .setParameter("outbox", outbox)
+            .setParameter("partition", partition)
+            .executeUpdate();
+    if (taken == 0) {
+      return Optional.empty();
+    }
+    long epoch =
+        number(
+                em.createNativeQuery(
+                        "select epoch from outboxer_lease where outbox = :outbox"
+                            + " and partition_no = :partition")
+                    .setParameter("outbox", outbox)
+                    .setParameter("partition", partition)
+                    .getSingleResult())
+            .longValue();
+    return Optional.of(new Lease(outbox, partition, owner, epoch));
+  }
+
+  /** Extends a lease that is still valid; false when it was lost. */
+  @Transactional
+  public boolean renew(Lease lease, Duration ttl) {
+    return leaseUpdate("expires_at = " + now() + " + :ttl", lease, ttl) == 1;
+  }
+
+  /** Gives a lease back so that another server can take the partition at once. */
+  @Transactional
+  public void release(Lease lease) {
+    leaseUpdate("owner = null, expires_at = 0", lease, null);
+  }
+
+  private int leaseUpdate(String set, Lease lease, Duration ttl) {
+    var query =
+        em.createNativeQuery(
+                "update outboxer_lease set "
+                    + set
+                    + " where outbox = :outbox and partition_no = :partition and owner = :owner"
+                    + " and epoch = :epoch and expires_at > "
+                    + now())
+            .setParameter("outbox", lease.outbox())
+            .setParameter("partition", lease.partition())
+            .setParameter("owner", lease.owner())
+            .setParameter("epoch", lease.epoch());
+    if (ttl != null) {
+      query.setParameter("ttl", ttl.toMillis());
+    }
+    return query.executeUpdate();
+  }
+
+  /**
+   * Reads the next batch of a partition in id order: heads whose retry time has come are ready
+   * again; with group ordering, rows met behind a blocked head of their group are held (once each)
+   * and left out; with total ordering, nothing is read while a head waits.
+   */
+  @Transactional
+  public List<Envelope> nextBatch(OutboxSettings outbox, int partition) {
+    em.createNativeQuery(
+            "update outboxer_message set state = "
+                + READY
+                + " where outbox = :outbox and partition_no = :partition and state = "
+                + WAITING
+                + " and next_attempt_at <= "
+                + now())
+        .setParameter("outbox", outbox.name())
+        .setParameter("partition", partition)
+        .executeUpdate();
+    if (outbox.ordering() == Ordering.TOTAL && headWaits(outbox.name(), partition)) {
+      return List.of();
+    }
+    @SuppressWarnings("unchecked")
+    List<Object[]> rows =
+        em.createNativeQuery(
+                "select id, group_key, message_type, payload, attempts from outboxer_message"
+                    + " where outbox = :outbox and partition_no = :partition and state = "
+                    + READY
+                    + " order by id limit :limit")
+            .setParameter("outbox", outbox.name())
+            .setParameter("partition", partition)
+            .setParameter("limit", outbox.batchSize())
+            .getResultList();
+    List<Envelope> batch = new ArrayList<>(rows.size());
+    for (Object[] row : rows) {
+      String group = (String) row[1];
+      batch.add(
+          new Envelope(
+              number(row[0]).longValue(),
+              outbox.name(),
+              group,
+              (String) row[2],
+              (String) row[3],
+              number(row[4]).intValue() + 1,
+              scope(outbox.ordering(), group)));
+    }
+    return outbox.ordering() == Ordering.GROUP ? withoutBlocked(outbox, partition, batch) : batch;
+  }
+
+  private boolean headWaits(String outbox, int partition) {
+    return !em.createNativeQuery(
+            "select id from outboxer_message where outbox = :outbox and partition_no = :partition"
+                + " and state = "
+                + WAITING
+                + " limit 1")
+        .setParameter("outbox", outbox)
+        .setParameter("partition", partition)
+        .getResultList()
+        .isEmpty();
+  }
+
+  private List<Envelope> withoutBlocked(
+      OutboxSettings outbox, int partition, List<Envelope> batch) {
+    Set<String> groups = new LinkedHashSet<>();
+    for (Envelope e : batch) {
+      if (e.groupKey() != null) {
+        groups.add(e.groupKey());
+      }
+    }
+    if (groups.isEmpty()) {
+      return batch;
+    }
+    @SuppressWarnings("unchecked")
+    List<Object[]> blocked =
+        em.createNativeQuery(
+                "select group_key, min(id) from outboxer_message where outbox = :outbox"
+                    + " and partition_no = :partition and state in ("
+                    + HELD
+                    + ", "
+                    + WAITING
+                    + ") and group_key in (:groups) group by group_key")
+            .setParameter("outbox", outbox.name())
+            .setParameter("partition", partition)
+            .setParameter("groups", groups)
+            .getResultList();
+    if (blocked.isEmpty()) {
+      return batch;
+    }
+    Map<String, Long> blockedFrom = new HashMap<>();
+    for (Object[] row : blocked) {
+      blockedFrom.put((String) row[0], number(row[1]).longValue());
+    }
+    List<Envelope> free = new ArrayList<>(batch.size());
+    List<Long> hold = new ArrayList<>();
+    for (Envelope e : batch) {
+      Long from = e.groupKey() == null ? null : blockedFrom.get(e.groupKey());
+      if (from != null && e.id() > from) {
+        hold.add(e.id());
+      } else {
+        free.add(e);
+      }
+    }
+    if (!hold.isEmpty()) {
+      em.createNativeQuery("update outboxer_message set state = " + HELD + " where id in (:ids)")
+          .setParameter("ids", hold)
+          .executeUpdate();
+    }
+    return free;
+  }
+
+  /**
+   * Applies a delivered batch's outcome in one transaction, fenced by the lease: deletes the
+   * confirmed messages, records the failures, and holds or releases their groups.
+   *
+   * @return false, having changed nothing, when the lease was lost
+   */
+  @Transactional
+  public boolean complete(OutboxSettings outbox, Lease lease, BatchOutcome outcome) {
+    int fenced =
+        em.createNativeQuery(
+                "update outboxer_lease set epoch = epoch where outbox = :outbox"
+                    + " and partition_no = :partition and owner = :owner and epoch = :epoch"
+                    + " and expires_at > "
+                    + now())
+            .setParameter("outbox", lease.outbox())
+            .setParameter("partition", lease.partition())
+            .setParameter("owner", lease.owner())
+            .setParameter("epoch", lease.epoch())
+            .executeUpdate();
+    if (fenced != 1) {
+      return false;
+    }
+    boolean grouped = outbox.ordering() == Ordering.GROUP;
+    if (!outcome.confirmed().isEmpty()) {
+      List<Long> ids = new ArrayList<>(outcome.confirmed().size());
+      for (Envelope e : outcome.confirmed()) {
+        ids.add(e.id());
+        if (grouped && e.groupKey() != null && e.attempt() > 1) {
+          releaseGroup(outbox.name(), lease.partition(), e.groupKey());
+        }
+      }
+      em.createNativeQuery("delete from outboxer_message where id in (:ids)")
+          .setParameter("ids", ids)
+          .executeUpdate();
+    }
+    for (BatchOutcome.Failure f : outcome.failed()) {
+      Envelope e = f.envelope();
+      boolean dead = !outbox.retriesForever() && e.attempt() >= outbox.maxAttempts();
+      int updated;
+      if (dead) {
+        updated =
+            em.createNativeQuery(
+                    "update outboxer_message set attempts = attempts + 1, last_error = :error,"
+                        + " state = "
+                        + DEAD
+                        + " where id = :id")
+                .setParameter("error", truncate(f.reason()))
+                .setParameter("id", e.id())
+                .executeUpdate();
+      } else {
+        Duration delay = Backoff.after(e.attempt(), outbox.backoffMin(), outbox.backoffMax());
+        updated =
+            em.createNativeQuery(
+                    "update outboxer_message set attempts = attempts + 1, last_error = :error,"
+                        + " state = "
+                        + WAITING
+                        + ", next_attempt_at = "
+                        + now()
+                        + " + :delay where id = :id")
+                .setParameter("error", truncate(f.reason()))
+                .setParameter("delay", delay.toMillis())
+                .setParameter("id", e.id())
+                .executeUpdate();
+      }
+      if (updated == 1 && grouped && e.groupKey() != null) {
+        if (dead) {
+          releaseGroup(outbox.name(), lease.partition(), e.groupKey());
+        } else {
+          holdGroup(outbox.name(), lease.partition(), e.groupKey(), e.id());
+        }
+      }
+    }
+    return true;
+  }
+
+  private void holdGroup(String outbox, int partition, String group, long headId) {
+    em.createNativeQuery(
+            "update outboxer_message set state = "
+                + HELD
+                + " where outbox = :outbox and partition_no = :partition and group_key = :group"
+                + " and state = "
+                + READY
+                + " and id > :head")
+        .setParameter("outbox", outbox)
+        .setParameter("partition", partition)
+        .setParameter("group", group)
+        .setParameter("head", headId)
+        .executeUpdate();
+  }
+
+  /** Makes a group's held rows ready again: its head was confirmed, died or was discarded. */
+  void releaseGroup(String outbox, int partition, String group) {
+    em.createNativeQuery(
+            "update outboxer_message set state = "
+                + READY
+                + " where outbox = :outbox and partition_no = :partition and group_key = :group"
+                + " and state = "
+                + HELD)
+        .setParameter("outbox", outbox)
+        .setParameter("partition", partition)
+        .setParameter("group", group)
+        .executeUpdate();
+  }
+
+  static String scope(Ordering ordering, String group) {
+    return switch (ordering) {
+      case GROUP -> group;
+      case TOTAL -> TOTAL_SCOPE;
+      case NONE -> null;
+    };
+  }
+
+  private static String truncate(String reason) {
+    return reason.length() <= 4000 ? reason : reason.substring(0, 4000);
+  }
+
+  static Number number(Object value) {
+    return (Number) value;
+  }
+}

@@ -1,0 +1,35 @@
+package io.outboxer.spi;
+
+import java.util.List;
+
+/**
+ * Hands ordered batches of messages to a destination (a JMS queue, a Kafka topic, an SQS FIFO
+ * queue).
+ *
+ * <p>The contract every relay keeps:
+ *
+ * <ul>
+ *   <li>The batch is in id order. A message may be reported confirmed only once the destination has
+ *       durably accepted it (a synchronous persistent send, a broker acknowledgement).
+ *   <li>Per {@linkplain Envelope#orderingScope() ordering scope} (the group key, or the whole
+ *       outbox with total ordering), the confirmed messages are a prefix of that scope's messages
+ *       in the batch: once a message failed, no later message of the same scope may become visible
+ *       to consumers in this call. A relay stops a scope at its first failure and leaves the rest
+ *       of that scope out of the report.
+ *   <li>Messages without a scope are independent of each other and of every scope.
+ *   <li>A relay never throws for a single message: it reports the failure with a reason. An
+ *       exception from {@link #deliver} means nothing of the batch is known to be confirmed.
+ * </ul>
+ *
+ * <p>The engine enforces the prefix rule on its side too: whatever a relay reports after a failure
+ * of the same group stays pending and untouched.
+ */
+public interface Relay extends AutoCloseable {
+
+  /** Delivers {@code batch} in order and reports, per message, what happened to it. */
+  DeliveryReport deliver(List<Envelope> batch);
+
+  /** Releases the relay's connections. Called when the outbox stops. */
+  @Override
+  default void close() {}
+}

@@ -1,0 +1,51 @@
+-- Outboxer schema for PostgreSQL. Every statement is idempotent: Outboxer runs this file at startup
+-- unless outboxer.schema.create=false, and teams that run their own migrations can apply it as is.
+-- Times are milliseconds since the epoch, always taken from the database clock.
+
+create table if not exists outboxer_message (
+    id              bigint generated always as identity primary key,
+    outbox          varchar(100)  not null,
+    partition_no    integer       not null,
+    group_key       varchar(500),
+    message_type    varchar(500)  not null,
+    payload         text          not null,
+    -- 0 ready, 1 held behind a failing head of its group, 2 dead, 3 waiting for its retry time
+    state           smallint      not null default 0,
+    attempts        integer       not null default 0,
+    created_at      bigint        not null default (extract(epoch from clock_timestamp()) * 1000)::bigint,
+    next_attempt_at bigint        not null default (extract(epoch from clock_timestamp()) * 1000)::bigint,
+    last_error      varchar(4000)
+);
+
+-- The worker's scan: ready rows of one partition in id order. Held, dead and waiting rows are not
+-- in it, so a blocked group's backlog costs the scan nothing.
+create index if not exists outboxer_message_ready
+    on outboxer_message (outbox, partition_no, id) where state = 0;
+
+-- Heads waiting for their retry time, found by due time.
+create index if not exists outboxer_message_waiting
+    on outboxer_message (outbox, partition_no, next_attempt_at) where state = 3;
+
+-- Blocked groups of a partition: a waiting head or held rows.
+create index if not exists outboxer_message_blocked
+    on outboxer_message (outbox, partition_no, group_key, id) where state in (1, 3);
+
+-- Operators' view: dead messages per outbox.
+create index if not exists outboxer_message_dead
+    on outboxer_message (outbox, id) where state = 2;
+
+-- One row per outbox: the partition count its pending rows were hashed with.
+create table if not exists outboxer_outbox (
+    name        varchar(100) primary key,
+    partitions  integer      not null
+);
+
+-- One row per (outbox, partition): which worker in the cluster may deliver it, until when.
+create table if not exists outboxer_lease (
+    outbox        varchar(100) not null,
+    partition_no  integer      not null,
+    owner         varchar(200),
+    epoch         bigint       not null default 0,
+    expires_at    bigint       not null default 0,
+    primary key (outbox, partition_no)
+);

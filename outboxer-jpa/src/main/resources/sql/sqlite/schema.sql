@@ -1,0 +1,45 @@
+-- Outboxer schema for SQLite. Every statement is idempotent: Outboxer runs this file at startup
+-- unless outboxer.schema.create=false, and teams that run their own migrations can apply it as is.
+-- Times are milliseconds since the epoch, always taken from the database clock.
+-- AUTOINCREMENT keeps ids strictly increasing, never reused after a delete.
+
+create table if not exists outboxer_message (
+    id              integer primary key autoincrement,
+    outbox          text    not null,
+    partition_no    integer not null,
+    group_key       text,
+    message_type    text    not null,
+    payload         text    not null,
+    -- 0 ready, 1 held behind a failing head of its group, 2 dead, 3 waiting for its retry time
+    state           integer not null default 0,
+    attempts        integer not null default 0,
+    created_at      integer not null default (cast(unixepoch('subsec') * 1000 as integer)),
+    next_attempt_at integer not null default (cast(unixepoch('subsec') * 1000 as integer)),
+    last_error      text
+);
+
+create index if not exists outboxer_message_ready
+    on outboxer_message (outbox, partition_no, id) where state = 0;
+
+create index if not exists outboxer_message_waiting
+    on outboxer_message (outbox, partition_no, next_attempt_at) where state = 3;
+
+create index if not exists outboxer_message_blocked
+    on outboxer_message (outbox, partition_no, group_key, id) where state in (1, 3);
+
+create index if not exists outboxer_message_dead
+    on outboxer_message (outbox, id) where state = 2;
+
+create table if not exists outboxer_outbox (
+    name        text    primary key,
+    partitions  integer not null
+);
+
+create table if not exists outboxer_lease (
+    outbox        text    not null,
+    partition_no  integer not null,
+    owner         text,
+    epoch         integer not null default 0,
+    expires_at    integer not null default 0,
+    primary key (outbox, partition_no)
+);
