@@ -1,0 +1,140 @@
+package io.outboxer.internal.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.outboxer.OutboxException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class OutboxerSettingsTest {
+
+  private static OutboxerSettings read(String... keyValues) {
+    Map<String, String> map = new HashMap<>();
+    for (int i = 0; i < keyValues.length; i += 2) {
+      map.put(keyValues[i], keyValues[i + 1]);
+    }
+    return OutboxerSettings.read(new MapConfig(map));
+  }
+
+  @Test
+  void everyKeyHasADocumentedDefault() {
+    OutboxerSettings settings = read("outboxer.outbox.orders.relay", "jms");
+
+    assertThat(settings.pollInterval()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(settings.createSchema()).isTrue();
+    assertThat(settings.deliveryEnabled()).isTrue();
+    assertThat(settings.leaseTtl()).isEqualTo(Duration.ofSeconds(30));
+    OutboxSettings orders = settings.outbox("orders");
+    assertThat(orders.ordering()).isEqualTo(Ordering.GROUP);
+    assertThat(orders.partitions()).isEqualTo(1);
+    assertThat(orders.retriesForever()).isTrue();
+    assertThat(orders.backoffMin()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(orders.backoffMax()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(orders.batchSize()).isEqualTo(100);
+    assertThat(orders.serializeWrites()).isFalse();
+  }
+
+  @Test
+  void readsEveryOutboxAndItsRelaySettings() {
+    OutboxerSettings settings =
+        read(
+            "outboxer.outbox.orders.relay", "jms",
+            "outboxer.outbox.orders.relay.jms.queue", "jms/q",
+            "outboxer.outbox.orders.ordering", "total",
+            "outboxer.outbox.orders.max-attempts", "3",
+            "outboxer.outbox.orders.backoff.min", "500ms",
+            "outboxer.outbox.orders.backoff.max", "2m",
+            "outboxer.outbox.audit.relay", "JMS",
+            "outboxer.outbox.audit.partitions", "8",
+            "outboxer.outbox.audit.serialize-writes", "true");
+
+    assertThat(settings.outboxes()).containsOnlyKeys("audit", "orders");
+    OutboxSettings orders = settings.outbox("orders");
+    assertThat(orders.ordering()).isEqualTo(Ordering.TOTAL);
+    assertThat(orders.maxAttempts()).isEqualTo(3);
+    assertThat(orders.backoffMin()).isEqualTo(Duration.ofMillis(500));
+    assertThat(orders.backoffMax()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(orders.relaySettings()).containsExactly(Map.entry("queue", "jms/q"));
+    OutboxSettings audit = settings.outbox("audit");
+    assertThat(audit.relay()).isEqualTo("jms");
+    assertThat(audit.partitions()).isEqualTo(8);
+    assertThat(audit.serializeWrites()).isTrue();
+  }
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "outboxer.outbox.o.ordering|random|OUTBOXER-1001 invalid configuration outboxer.outbox.o.ordering=random: expected group, total or none",
+        "outboxer.outbox.o.partitions|0|OUTBOXER-1001 invalid configuration outboxer.outbox.o.partitions=0: expected a whole number from 1 to 1024",
+        "outboxer.outbox.o.partitions|four|OUTBOXER-1001 invalid configuration outboxer.outbox.o.partitions=four: expected a whole number from 1 to 1024",
+        "outboxer.outbox.o.max-attempts|0|OUTBOXER-1001 invalid configuration outboxer.outbox.o.max-attempts=0: expected infinity or a whole number of at least 1",
+        "outboxer.outbox.o.backoff.min|10|OUTBOXER-1001 invalid configuration outboxer.outbox.o.backoff.min=10: expected a whole number with a unit of ms, s, m or h, such as 500ms or 30s",
+        "outboxer.outbox.o.backoff.max|0s|OUTBOXER-1001 invalid configuration outboxer.outbox.o.backoff.max=0s: expected a duration above zero",
+        "outboxer.outbox.o.batch-size|20000|OUTBOXER-1001 invalid configuration outboxer.outbox.o.batch-size=20000: expected a whole number from 1 to 10000",
+        "outboxer.outbox.o.serialize-writes|yes|OUTBOXER-1001 invalid configuration outboxer.outbox.o.serialize-writes=yes: expected true or false",
+        "outboxer.lease.ttl|soon|OUTBOXER-1001 invalid configuration outboxer.lease.ttl=soon: expected a whole number with a unit of ms, s, m or h, such as 500ms or 30s",
+      })
+  void aBadValueNamesTheKeyTheValueAndWhatIsExpected(String key, String value, String message) {
+    assertThatThrownBy(() -> read("outboxer.outbox.o.relay", "jms", key, value))
+        .isInstanceOf(OutboxException.class)
+        .hasMessage(message);
+  }
+
+  @Test
+  void totalOrderingRefusesMorePartitions() {
+    assertThatThrownBy(
+            () ->
+                read(
+                    "outboxer.outbox.o.relay", "jms",
+                    "outboxer.outbox.o.ordering", "total",
+                    "outboxer.outbox.o.partitions", "4"))
+        .isInstanceOf(OutboxException.class)
+        .hasMessage(
+            "OUTBOXER-1001 invalid configuration outboxer.outbox.o.partitions=4: total ordering"
+                + " keeps the whole outbox in one partition; remove the key or set it to 1");
+  }
+
+  @Test
+  void backoffMaxBelowMinIsRefused() {
+    assertThatThrownBy(
+            () ->
+                read(
+                    "outboxer.outbox.o.relay", "jms",
+                    "outboxer.outbox.o.backoff.min", "10s",
+                    "outboxer.outbox.o.backoff.max", "5s"))
+        .hasMessage(
+            "OUTBOXER-1001 invalid configuration outboxer.outbox.o.backoff.max=5s: must not be"
+                + " shorter than outboxer.outbox.o.backoff.min (10000ms)");
+  }
+
+  @Test
+  void anOutboxWithoutRelayIsRefused() {
+    assertThatThrownBy(() -> read("outboxer.outbox.o.partitions", "2"))
+        .isInstanceOf(OutboxException.class)
+        .hasMessage(
+            "OUTBOXER-1002 missing configuration outboxer.outbox.o.relay: name the relay that"
+                + " delivers this outbox's messages (jms)");
+  }
+
+  @Test
+  void anInvalidOutboxNameIsRefused() {
+    assertThatThrownBy(() -> read("outboxer.outbox.bad name.relay", "jms"))
+        .hasMessage(
+            "OUTBOXER-1003 invalid outbox name 'bad name' in configuration key"
+                + " outboxer.outbox.bad name.relay: use 1 to 100 letters, digits, '-' or '_'");
+  }
+
+  @Test
+  void anUnknownOutboxIsNamed() {
+    assertThatThrownBy(() -> read("outboxer.outbox.orders.relay", "jms").outbox("audit"))
+        .hasMessage(
+            "OUTBOXER-2005 unknown outbox 'audit': configure it with outboxer.outbox.audit.relay"
+                + " (configured outboxes: [orders])");
+  }
+}

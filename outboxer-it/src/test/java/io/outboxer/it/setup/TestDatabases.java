@@ -1,0 +1,59 @@
+package io.outboxer.it.setup;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.platform.launcher.LauncherSession;
+import org.junit.platform.launcher.LauncherSessionListener;
+
+/**
+ * Gives each suite run a fresh database before the test server connects to it: on PostgreSQL a
+ * database created for the run (and dropped after it), on SQLite a new file.
+ */
+public class TestDatabases implements LauncherSessionListener {
+
+  @Override
+  public void launcherSessionOpened(LauncherSession session) {
+    String database = System.getProperty("outboxer.it.database");
+    if ("postgresql".equals(database)) {
+      String name = System.getProperty("outboxer.it.pg.database");
+      postgres("drop database if exists " + name + " with (force)");
+      postgres("create database " + name);
+    } else if ("sqlite".equals(database)) {
+      Path file = Path.of(System.getProperty("outboxer.it.sqlite.file"));
+      try {
+        Files.createDirectories(file.getParent());
+        for (String suffix : new String[] {"", "-wal", "-shm"}) {
+          Files.deleteIfExists(Path.of(file + suffix));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  @Override
+  public void launcherSessionClosed(LauncherSession session) {
+    if ("postgresql".equals(System.getProperty("outboxer.it.database"))) {
+      postgres(
+          "drop database if exists "
+              + System.getProperty("outboxer.it.pg.database")
+              + " with (force)");
+    }
+  }
+
+  private static void postgres(String sql) {
+    String url = System.getProperty("outboxer.it.pg.url") + "test";
+    try (Connection c = DriverManager.getConnection(url, "postgres", "");
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    } catch (SQLException e) {
+      throw new IllegalStateException("PostgreSQL at " + url + " refused: " + sql, e);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package io.outboxer.it.support;
+
+import java.io.File;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+
+/**
+ * The test deployment: the real outboxer EAR as built (engine, JPA unit, Hibernate in lib/), with
+ * the demo web module swapped for a web module holding the tests.
+ */
+public final class Deployments {
+
+  private Deployments() {}
+
+  public static EnterpriseArchive outboxerWith(Class<?>... testClasses) {
+    File libs = new File(System.getProperty("outboxer.it.libs"));
+    EnterpriseArchive ear =
+        ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(libs, "outboxer.ear"));
+    // The demo's listener would compete with the tests for the demo queue.
+    ear.delete("/outboxer-demo.war");
+    WebArchive tests =
+        ShrinkWrap.create(WebArchive.class, "outboxer-tests.war")
+            .addClasses(testClasses)
+            .addPackage(Deployments.class.getPackage())
+            .addAsLibraries(
+                new File(libs, "assertj-core.jar"),
+                new File(libs, "awaitility.jar"),
+                new File(libs, "hamcrest.jar"));
+    return ear.addAsModule(tests);
+  }
+}
