@@ -14,21 +14,27 @@ create table if not exists outboxer_message (
     attempts        integer       not null default 0,
     created_at      bigint        not null default (extract(epoch from clock_timestamp()) * 1000)::bigint,
     next_attempt_at bigint        not null default (extract(epoch from clock_timestamp()) * 1000)::bigint,
+    last_attempt_at bigint,
     last_error      varchar(4000)
 );
 
--- The worker's scan: ready rows of one partition in id order. Held, dead and waiting rows are not
--- in it, so a blocked group's backlog costs the scan nothing.
-create index if not exists outboxer_message_ready
-    on outboxer_message (outbox, partition_no, id) where state = 0;
+-- The worker's scan: ready rows (state 0) of one partition in id order, read as the range
+-- state < 1 ordered by (state, id). Held, dead and waiting rows lie outside that range, so a
+-- blocked group's backlog costs the scan nothing; and no other index can give that order, so
+-- the planner cannot walk the primary key past blocked rows instead, whatever its statistics.
+create index if not exists outboxer_message_scan
+    on outboxer_message (outbox, partition_no, state, id);
 
--- Heads waiting for their retry time, found by due time.
+-- Heads waiting for their retry time: by due time, and by group. The held and waiting indexes
+-- cover disjoint states, so no statement about one state can wander into the other's rows.
 create index if not exists outboxer_message_waiting
     on outboxer_message (outbox, partition_no, next_attempt_at) where state = 3;
+create index if not exists outboxer_message_waiting_group
+    on outboxer_message (outbox, partition_no, group_key) where state = 3;
 
--- Blocked groups of a partition: a waiting head or held rows.
-create index if not exists outboxer_message_blocked
-    on outboxer_message (outbox, partition_no, group_key, id) where state in (1, 3);
+-- Held rows by group: where a blocked group's backlog starts.
+create index if not exists outboxer_message_held
+    on outboxer_message (outbox, partition_no, group_key, id) where state = 1;
 
 -- Operators' view: dead messages per outbox.
 create index if not exists outboxer_message_dead

@@ -15,17 +15,23 @@ create table if not exists outboxer_message (
     attempts        integer not null default 0,
     created_at      integer not null default (cast(unixepoch('subsec') * 1000 as integer)),
     next_attempt_at integer not null default (cast(unixepoch('subsec') * 1000 as integer)),
+    last_attempt_at integer,
     last_error      text
 );
 
-create index if not exists outboxer_message_ready
-    on outboxer_message (outbox, partition_no, id) where state = 0;
+create index if not exists outboxer_message_scan
+    on outboxer_message (outbox, partition_no, state, id);
 
+-- Heads waiting for their retry time: by due time, and by group. The held and waiting indexes
+-- cover disjoint states, so no statement about one state can wander into the other's rows.
 create index if not exists outboxer_message_waiting
     on outboxer_message (outbox, partition_no, next_attempt_at) where state = 3;
+create index if not exists outboxer_message_waiting_group
+    on outboxer_message (outbox, partition_no, group_key) where state = 3;
 
-create index if not exists outboxer_message_blocked
-    on outboxer_message (outbox, partition_no, group_key, id) where state in (1, 3);
+-- Held rows by group: where a blocked group's backlog starts.
+create index if not exists outboxer_message_held
+    on outboxer_message (outbox, partition_no, group_key, id) where state = 1;
 
 create index if not exists outboxer_message_dead
     on outboxer_message (outbox, id) where state = 2;

@@ -6,6 +6,7 @@ package io.outboxer.spi;
  *
  * @param id the message id, increasing in insertion order within the outbox
  * @param outbox the outbox name
+ * @param partition the outbox partition the message belongs to (its group's hash)
  * @param groupKey the ordering key, or {@code null} for an unordered message
  * @param type the message's type name (its Java class name)
  * @param payload the message as JSON
@@ -18,6 +19,7 @@ package io.outboxer.spi;
 public record Envelope(
     long id,
     String outbox,
+    int partition,
     String groupKey,
     String type,
     String payload,

@@ -4,8 +4,11 @@ import io.outboxer.OutboxException;
 import io.outboxer.internal.config.OutboxSettings;
 import io.outboxer.internal.relay.jms.JmsRelay;
 import io.outboxer.spi.Relay;
+import io.outboxer.spi.RelayProvider;
+import java.util.ServiceLoader;
+import java.util.TreeSet;
 
-/** Creates the relay an outbox's configuration names. */
+/** Creates the relay an outbox's configuration names: a built-in one or a {@link RelayProvider}. */
 public final class Relays {
 
   private Relays() {}
@@ -16,15 +19,24 @@ public final class Relays {
    * @throws OutboxException naming the key when the relay is unknown or a setting is missing
    */
   public static Relay create(OutboxSettings outbox) {
-    return switch (outbox.relay()) {
-      case "jms" -> JmsRelay.create(outbox);
-      default ->
-          throw new OutboxException(
-              "OUTBOXER-1007 unknown relay "
-                  + outbox.key("relay")
-                  + "="
-                  + outbox.relay()
-                  + ": expected jms");
-    };
+    if (outbox.relay().equals("jms")) {
+      return JmsRelay.create(outbox);
+    }
+    TreeSet<String> known = new TreeSet<>();
+    known.add("jms");
+    for (RelayProvider provider :
+        ServiceLoader.load(RelayProvider.class, Relays.class.getClassLoader())) {
+      if (provider.name().equals(outbox.relay())) {
+        return provider.create(outbox.name(), outbox.relaySettings());
+      }
+      known.add(provider.name());
+    }
+    throw new OutboxException(
+        "OUTBOXER-1007 unknown relay "
+            + outbox.key("relay")
+            + "="
+            + outbox.relay()
+            + ": expected one of "
+            + known);
   }
 }

@@ -9,7 +9,7 @@ import java.util.Locale;
  * the store.
  */
 public enum Dialect {
-  POSTGRESQL("postgresql", "(extract(epoch from clock_timestamp()) * 1000)::bigint") {
+  POSTGRESQL("postgresql", "(extract(epoch from now()) * 1000)::bigint") {
     @Override
     public String groupLock() {
       return "select 1 from pg_advisory_xact_lock(?1)";
@@ -47,7 +47,11 @@ public enum Dialect {
             + "' behind jdbc/outboxer: Outboxer supports PostgreSQL and SQLite");
   }
 
-  /** The database clock as milliseconds since the epoch, as an SQL expression. */
+  /**
+   * The database clock as milliseconds since the epoch, as an SQL expression. It has one value per
+   * statement (SQLite) or per transaction (PostgreSQL), so one statement can write several times
+   * that agree exactly.
+   */
   public String nowMillis() {
     return nowMillis;
   }

@@ -26,9 +26,9 @@ import java.util.Set;
  * another (SQLite's pool holds one connection).
  *
  * <p>Row states: {@value #READY} ready, {@value #HELD} held behind a failing head of its group,
- * {@value #DEAD} dead, {@value #WAITING} a failed head waiting for its retry time. Only ready rows
- * are in the worker's scan index, so neither a blocked group's backlog nor the number of blocked
- * groups adds to the cost of a batch.
+ * {@value #DEAD} dead, {@value #WAITING} a failed head waiting for its retry time. The worker's
+ * scan reads only the ready range of its index, so neither a blocked group's backlog nor the number
+ * of blocked groups adds to the cost of a batch (ADR 0002).
  */
 @ApplicationScoped
 public class JpaOutboxStore {
@@ -212,9 +212,9 @@ public class JpaOutboxStore {
     List<Object[]> rows =
         em.createNativeQuery(
                 "select id, group_key, message_type, payload, attempts from outboxer_message"
-                    + " where outbox = :outbox and partition_no = :partition and state = "
-                    + READY
-                    + " order by id limit :limit")
+                    + " where outbox = :outbox and partition_no = :partition and state < "
+                    + (READY + 1)
+                    + " order by state, id limit :limit")
             .setParameter("outbox", outbox.name())
             .setParameter("partition", partition)
             .setParameter("limit", outbox.batchSize())
@@ -226,6 +226,7 @@ public class JpaOutboxStore {
           new Envelope(
               number(row[0]).longValue(),
               outbox.name(),
+              partition,
               group,
               (String) row[2],
               (String) row[3],
@@ -258,25 +259,41 @@ public class JpaOutboxStore {
     if (groups.isEmpty()) {
       return batch;
     }
-    @SuppressWarnings("unchecked")
-    List<Object[]> blocked =
-        em.createNativeQuery(
-                "select group_key, min(id) from outboxer_message where outbox = :outbox"
-                    + " and partition_no = :partition and state in ("
-                    + HELD
-                    + ", "
-                    + WAITING
-                    + ") and group_key in (:groups) group by group_key")
-            .setParameter("outbox", outbox.name())
-            .setParameter("partition", partition)
-            .setParameter("groups", groups)
-            .getResultList();
-    if (blocked.isEmpty()) {
-      return batch;
+    // Two index probes per group (its waiting head; its first held row), each one entry deep:
+    // the cost depends on the batch, never on how many rows a blocked group holds.
+    StringBuilder values = new StringBuilder();
+    List<String> keys = new ArrayList<>(groups);
+    for (int i = 0; i < keys.size(); i++) {
+      values.append(i == 0 ? "(:g" : ", (:g").append(i).append(')');
     }
+    var query =
+        em.createNativeQuery(
+                "with k(g) as (values "
+                    + values
+                    + ") select k.g, (select m.id from outboxer_message m"
+                    + " where m.outbox = :outbox and m.partition_no = :partition and m.state = "
+                    + WAITING
+                    + " and m.group_key = k.g limit 1), (select m.id from outboxer_message m"
+                    + " where m.outbox = :outbox and m.partition_no = :partition and m.state = "
+                    + HELD
+                    + " and m.group_key = k.g order by m.id limit 1) from k")
+            .setParameter("outbox", outbox.name())
+            .setParameter("partition", partition);
+    for (int i = 0; i < keys.size(); i++) {
+      query.setParameter("g" + i, keys.get(i));
+    }
+    // A group is blocked from its waiting head, or else from its first held row.
     Map<String, Long> blockedFrom = new HashMap<>();
-    for (Object[] row : blocked) {
-      blockedFrom.put((String) row[0], number(row[1]).longValue());
+    @SuppressWarnings("unchecked")
+    List<Object[]> rows = query.getResultList();
+    for (Object[] row : rows) {
+      Object from = row[1] != null ? row[1] : row[2];
+      if (from != null) {
+        blockedFrom.put((String) row[0], number(from).longValue());
+      }
+    }
+    if (blockedFrom.isEmpty()) {
+      return batch;
     }
     List<Envelope> free = new ArrayList<>(batch.size());
     List<Long> hold = new ArrayList<>();
@@ -339,7 +356,9 @@ public class JpaOutboxStore {
         updated =
             em.createNativeQuery(
                     "update outboxer_message set attempts = attempts + 1, last_error = :error,"
-                        + " state = "
+                        + " last_attempt_at = "
+                        + now()
+                        + ", state = "
                         + DEAD
                         + " where id = :id")
                 .setParameter("error", truncate(f.reason()))
@@ -350,7 +369,9 @@ public class JpaOutboxStore {
         updated =
             em.createNativeQuery(
                     "update outboxer_message set attempts = attempts + 1, last_error = :error,"
-                        + " state = "
+                        + " last_attempt_at = "
+                        + now()
+                        + ", state = "
                         + WAITING
                         + ", next_attempt_at = "
                         + now()
@@ -363,7 +384,9 @@ public class JpaOutboxStore {
       if (updated == 1 && grouped && e.groupKey() != null) {
         if (dead) {
           releaseGroup(outbox.name(), lease.partition(), e.groupKey());
-        } else {
+        } else if (e.attempt() == 1) {
+          // The group becomes blocked: hold its ready rows now, once. Rows that arrive later (or a
+          // head that fails again) are held by the batch read as it meets them.
           holdGroup(outbox.name(), lease.partition(), e.groupKey(), e.id());
         }
       }
@@ -398,6 +421,93 @@ public class JpaOutboxStore {
         .setParameter("partition", partition)
         .setParameter("group", group)
         .executeUpdate();
+  }
+
+  /**
+   * Per partition: pending (ready, held or waiting), retrying (waiting) and dead messages, as
+   * {@code long[3]}.
+   */
+  public Map<Integer, long[]> countByPartition(String outbox) {
+    @SuppressWarnings("unchecked")
+    List<Object[]> rows =
+        em.createNativeQuery(
+                "select partition_no, state, count(*) from outboxer_message where outbox = :outbox"
+                    + " group by partition_no, state")
+            .setParameter("outbox", outbox)
+            .getResultList();
+    Map<Integer, long[]> counts = new HashMap<>();
+    for (Object[] row : rows) {
+      long[] c = counts.computeIfAbsent(number(row[0]).intValue(), p -> new long[3]);
+      int state = number(row[1]).intValue();
+      long n = number(row[2]).longValue();
+      if (state == DEAD) {
+        c[2] += n;
+      } else {
+        c[0] += n;
+        if (state == WAITING) {
+          c[1] += n;
+        }
+      }
+    }
+    return counts;
+  }
+
+  /** One message of an outbox, whatever its state. */
+  public Optional<StoredMessage> find(String outbox, long id) {
+    @SuppressWarnings("unchecked")
+    List<Object[]> rows =
+        em.createNativeQuery(
+                "select partition_no, group_key, state, attempts from outboxer_message"
+                    + " where outbox = :outbox and id = :id")
+            .setParameter("outbox", outbox)
+            .setParameter("id", id)
+            .getResultList();
+    return rows.stream()
+        .findFirst()
+        .map(
+            r ->
+                new StoredMessage(
+                    id,
+                    outbox,
+                    number(r[0]).intValue(),
+                    (String) r[1],
+                    number(r[2]).intValue(),
+                    number(r[3]).intValue()));
+  }
+
+  /**
+   * Makes dead messages ready again with their attempts reset: all of the outbox's, or the one with
+   * {@code id}.
+   *
+   * @return how many were revived
+   */
+  public int reviveDead(String outbox, Long id) {
+    var query =
+        em.createNativeQuery(
+                "update outboxer_message set state = "
+                    + READY
+                    + ", attempts = 0, next_attempt_at = "
+                    + now()
+                    + " where outbox = :outbox and state = "
+                    + DEAD
+                    + (id == null ? "" : " and id = :id"))
+            .setParameter("outbox", outbox);
+    if (id != null) {
+      query.setParameter("id", id);
+    }
+    return query.executeUpdate();
+  }
+
+  /** Deletes a message; when it was the failing head of its group, the group moves on. */
+  public void discard(OutboxSettings outbox, StoredMessage message) {
+    em.createNativeQuery("delete from outboxer_message where id = :id")
+        .setParameter("id", message.id())
+        .executeUpdate();
+    boolean wasHead =
+        message.state() == WAITING || (message.state() == READY && message.attempts() > 0);
+    if (outbox.ordering() == Ordering.GROUP && message.groupKey() != null && wasHead) {
+      releaseGroup(outbox.name(), message.partition(), message.groupKey());
+    }
   }
 
   static String scope(Ordering ordering, String group) {

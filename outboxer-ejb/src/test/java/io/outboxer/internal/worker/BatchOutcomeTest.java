@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class BatchOutcomeTest {
 
   private static Envelope e(long id, String scope) {
-    return new Envelope(id, "o", scope, "T", "{}", 1, scope);
+    return new Envelope(id, "o", 0, scope, "T", "{}", 1, scope);
   }
 
   @Test

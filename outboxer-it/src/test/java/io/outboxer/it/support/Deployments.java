@@ -1,13 +1,17 @@
 package io.outboxer.it.support;
 
+import io.outboxer.it.relay.ScriptedRelay;
+import io.outboxer.it.relay.ScriptedRelayProvider;
+import io.outboxer.spi.RelayProvider;
 import java.io.File;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.jboss.shrinkwrap.api.spec.JavaArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 
 /**
  * The test deployment: the real outboxer EAR as built (engine, JPA unit, Hibernate in lib/), with
- * the demo web module swapped for a web module holding the tests.
+ * the demo web module swapped for a web module holding the tests, and the scripted relay added.
  */
 public final class Deployments {
 
@@ -27,6 +31,11 @@ public final class Deployments {
                 new File(libs, "assertj-core.jar"),
                 new File(libs, "awaitility.jar"),
                 new File(libs, "hamcrest.jar"));
-    return ear.addAsModule(tests);
+    // The scripted relay goes where the engine's ServiceLoader looks: the EAR's lib/.
+    JavaArchive relay =
+        ShrinkWrap.create(JavaArchive.class, "scripted-relay.jar")
+            .addPackage(ScriptedRelay.class.getPackage())
+            .addAsServiceProvider(RelayProvider.class, ScriptedRelayProvider.class);
+    return ear.addAsModule(tests).addAsLibrary(relay);
   }
 }

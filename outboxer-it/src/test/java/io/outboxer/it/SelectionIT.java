@@ -1,0 +1,179 @@
+package io.outboxer.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.outboxer.internal.config.Ordering;
+import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.store.JpaOutboxStore;
+import io.outboxer.internal.store.Lease;
+import io.outboxer.internal.worker.BatchOutcome;
+import io.outboxer.it.support.Deployments;
+import io.outboxer.it.support.Sql;
+import io.outboxer.it.support.TableReads;
+import io.outboxer.spi.DeliveryReport;
+import io.outboxer.spi.Envelope;
+import jakarta.inject.Inject;
+import jakarta.transaction.UserTransaction;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The store as a worker uses it, on an outbox no engine delivers: the test holds its lease. Shows
+ * that a batch's cost does not grow with the backlog or the blocked groups, and that a changed
+ * partition count is refused while rows remain.
+ */
+@ExtendWith(ArquillianExtension.class)
+class SelectionIT {
+
+  private static final int BLOCKED = 100_000;
+  private static final int OTHERS = 100_000;
+
+  @Deployment
+  static EnterpriseArchive deployment() {
+    return Deployments.outboxerWith(SelectionIT.class);
+  }
+
+  @Inject JpaOutboxStore store;
+
+  @Inject TableReads tableReads;
+
+  @Inject UserTransaction tx;
+
+  @Test
+  void aBatchReadsOnlyReadyRowsWhateverTheBacklogBehindABlockedGroup() throws Exception {
+    String outbox = "it-scan-" + UUID.randomUUID().toString().substring(0, 8);
+    OutboxSettings settings =
+        new OutboxSettings(
+            outbox,
+            Ordering.GROUP,
+            1,
+            0,
+            Duration.ofHours(1),
+            Duration.ofHours(1),
+            100,
+            false,
+            "scripted",
+            Map.of());
+    store.createLeases(outbox, 1);
+    Lease lease = store.acquire(outbox, 0, "selection-test", Duration.ofMinutes(10)).orElseThrow();
+    String blocked = outbox + "-blocked";
+    insertBacklog(outbox, blocked);
+    assertThat(Sql.number("select count(*) from outboxer_message where outbox = ?", outbox))
+        .isEqualTo(BLOCKED + OTHERS);
+
+    // The head of the blocked group fails: the worker's completion holds its group (once).
+    List<Envelope> first = store.nextBatch(settings, 0);
+    assertThat(first).hasSize(100).allMatch(e -> blocked.equals(e.groupKey()));
+    long head = first.get(0).id();
+    DeliveryReport report = DeliveryReport.builder().failed(head, "down").build();
+    assertThat(store.complete(settings, lease, BatchOutcome.decide(first, report))).isTrue();
+    assertThat(
+            Sql.number(
+                "select count(*) from outboxer_message where outbox = ? and state = 1", outbox))
+        .isEqualTo(BLOCKED - 1);
+
+    // The first scan after the flagging meets the held rows' old entries in the ready index once
+    // (PostgreSQL marks them dead as it passes); every later batch reads the next ready rows only.
+    long firstOther = head + BLOCKED;
+    assertThat(store.nextBatch(settings, 0)).extracting(Envelope::id).first().isEqualTo(firstOther);
+    tx.begin();
+    long[] before = tableReads();
+    List<Envelope> batch = store.nextBatch(settings, 0);
+    long[] after = tableReads();
+    tx.commit();
+
+    assertThat(batch).hasSize(100);
+    assertThat(batch).extracting(Envelope::id).isSorted().first().isEqualTo(firstOther);
+    assertThat(batch).noneMatch(e -> blocked.equals(e.groupKey()));
+    if (before != null) {
+      assertThat(after[0] - before[0]).as("rows read by sequential scans").isZero();
+      assertThat(after[1] - before[1]).as("rows fetched through indexes").isLessThanOrEqualTo(300);
+    } else {
+      assertThat(sqlitePlan())
+          .as("SQLite's plan for the ready scan")
+          .contains("USING INDEX outboxer_message_scan")
+          .doesNotContain("TEMP B-TREE");
+    }
+
+    Sql.update("delete from outboxer_message where outbox = ?", outbox);
+  }
+
+  @Test
+  void aChangedPartitionCountIsRefusedWhileTheOutboxHoldsRows() {
+    String outbox = "it-resize-" + UUID.randomUUID().toString().substring(0, 8);
+    assertThat(store.recordPartitions(outbox, 4)).isEmpty();
+    Sql.update(
+        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
+            + " values (?, 3, 'g', 'T', '{}')",
+        outbox);
+
+    Optional<String> refusal = store.recordPartitions(outbox, 8);
+
+    assertThat(refusal)
+        .contains(
+            "OUTBOXER-1101 outbox '"
+                + outbox
+                + "' holds 1 messages hashed over 4 partitions, but outboxer.outbox."
+                + outbox
+                + ".partitions is now 8: its workers do not start until the change is undone or"
+                + " the outbox is drained (pending and dead messages delivered or discarded)");
+    assertThat(store.recordPartitions(outbox, 4)).as("the recorded count still works").isEmpty();
+
+    Sql.update("delete from outboxer_message where outbox = ?", outbox);
+    assertThat(store.recordPartitions(outbox, 8))
+        .as("a drained outbox takes the new count")
+        .isEmpty();
+    assertThat(Sql.number("select partitions from outboxer_outbox where name = ?", outbox))
+        .isEqualTo(8);
+  }
+
+  private static void insertBacklog(String outbox, String blocked) {
+    String select =
+        "select ?, 0, case when g <= "
+            + BLOCKED
+            + " then ? else ? || (g % 1000) end, 'T', '{}' from ";
+    String insert =
+        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload) ";
+    if (Sql.database().equals("postgresql")) {
+      Sql.update(
+          insert + select + "generate_series(1, " + (BLOCKED + OTHERS) + ") g order by g",
+          outbox,
+          blocked,
+          outbox + "-g");
+    } else {
+      Sql.update(
+          "with recursive s(g) as (select 1 union all select g + 1 from s where g < "
+              + (BLOCKED + OTHERS)
+              + ") "
+              + insert
+              + select
+              + "s",
+          outbox,
+          blocked,
+          outbox + "-g");
+    }
+  }
+
+  private long[] tableReads() {
+    return Sql.database().equals("postgresql") ? tableReads.now() : null;
+  }
+
+  private static String sqlitePlan() {
+    StringBuilder plan = new StringBuilder();
+    for (Object[] row :
+        Sql.query(
+            "explain query plan select id, group_key, message_type, payload, attempts from outboxer_message"
+                + " where outbox = 'x' and partition_no = 0 and state < 1 order by state, id limit 100")) {
+      plan.append(row[row.length - 1]).append('\n');
+    }
+    return plan.toString();
+  }
+}

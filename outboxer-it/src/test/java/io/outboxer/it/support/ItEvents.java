@@ -1,0 +1,65 @@
+package io.outboxer.it.support;
+
+import io.outboxer.Outboxed;
+
+/** {@link ItEvent}s for each outbox the test server configures (arquillian-support.xml). */
+public final class ItEvents {
+
+  private ItEvents() {}
+
+  /** Outbox it-group: group ordering, 2 partitions, infinite retries. */
+  @Outboxed("it-group")
+  public static class Group extends ItEvent {
+    public Group(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
+  /** Outbox it-total: total ordering. */
+  @Outboxed("it-total")
+  public static class Total extends ItEvent {
+    public Total(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
+  /** Outbox it-none: no ordering. */
+  @Outboxed("it-none")
+  public static class None extends ItEvent {
+    public None(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
+  /** Outbox it-dead: max-attempts 3. */
+  @Outboxed("it-dead")
+  public static class Dead extends ItEvent {
+    public Dead(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
+  /** Outbox it-backoff: backoff from 200ms to 800ms. */
+  @Outboxed("it-backoff")
+  public static class Backoff extends ItEvent {
+    public Backoff(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
+  /** Outbox it-serial: serialize-writes. */
+  @Outboxed("it-serial")
+  public static class Serial extends ItEvent {
+    public Serial(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
+  /** Outbox it-random: 3 partitions, max-attempts 3, small batches. */
+  @Outboxed("it-random")
+  public static class Random extends ItEvent {
+    public Random(String group, int seq) {
+      super(group, seq);
+    }
+  }
+}
