@@ -1,5 +1,6 @@
 package io.outboxer.it.support;
 
+import io.outboxer.it.relay.RecordingRelayProvider;
 import io.outboxer.it.relay.ScriptedRelay;
 import io.outboxer.it.relay.ScriptedRelayProvider;
 import io.outboxer.spi.RelayProvider;
@@ -18,13 +19,18 @@ public final class Deployments {
   private Deployments() {}
 
   public static EnterpriseArchive outboxerWith(Class<?>... testClasses) {
+    return outboxerWith("outboxer.ear", testClasses);
+  }
+
+  /** The same, as an application of its own name: a second engine instance in the server. */
+  public static EnterpriseArchive outboxerWith(String name, Class<?>... testClasses) {
     File libs = new File(System.getProperty("outboxer.it.libs"));
     EnterpriseArchive ear =
         ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(libs, "outboxer.ear"));
     // The demo's listener would compete with the tests for the demo queue.
     ear.delete("/outboxer-demo.war");
     WebArchive tests =
-        ShrinkWrap.create(WebArchive.class, "outboxer-tests.war")
+        ShrinkWrap.create(WebArchive.class, name.replace(".ear", "-tests.war"))
             .addClasses(testClasses)
             .addPackage(Deployments.class.getPackage())
             .addAsLibraries(
@@ -35,7 +41,9 @@ public final class Deployments {
     JavaArchive relay =
         ShrinkWrap.create(JavaArchive.class, "scripted-relay.jar")
             .addPackage(ScriptedRelay.class.getPackage())
-            .addAsServiceProvider(RelayProvider.class, ScriptedRelayProvider.class);
-    return ear.addAsModule(tests).addAsLibrary(relay);
+            .addAsServiceProvider(
+                RelayProvider.class, ScriptedRelayProvider.class, RecordingRelayProvider.class);
+    ear.addAsModule(tests).addAsLibrary(relay);
+    return ShrinkWrap.create(EnterpriseArchive.class, name).merge(ear);
   }
 }

@@ -62,4 +62,12 @@ public final class ItEvents {
       super(group, seq);
     }
   }
+
+  /** Outbox it-cluster: 8 partitions, the recording relay. */
+  @Outboxed("it-cluster")
+  public static class Cluster extends ItEvent {
+    public Cluster(String group, int seq) {
+      super(group, seq);
+    }
+  }
 }
