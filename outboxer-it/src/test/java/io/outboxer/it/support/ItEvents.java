@@ -55,11 +55,18 @@ public final class ItEvents {
     }
   }
 
-  /** Outbox it-random: 3 partitions, max-attempts 3, small batches. */
+  /** Outbox it-random: 3 partitions, max-attempts 3, small batches; carries its scenario's id. */
   @Outboxed("it-random")
   public static class Random extends ItEvent {
-    public Random(String group, int seq) {
+    private final String run;
+
+    public Random(String group, int seq, String run) {
       super(group, seq);
+      this.run = run;
+    }
+
+    public String getRun() {
+      return run;
     }
   }
 
