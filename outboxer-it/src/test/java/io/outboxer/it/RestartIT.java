@@ -67,6 +67,33 @@ class RestartIT {
     server("stop", Map.of());
     assertThat(pendingRows()).isEqualTo(20);
 
+    // A changed partition count on this live backlog is refused: no delivery, readiness DOWN with
+    // the reason, and publishing to the outbox refused, until the count is put back.
+    server("start", Map.of("OUTBOXER_OUTBOX_DEFAULT_PARTITIONS", "8"));
+    String refusal =
+        "OUTBOXER-1101 outbox 'default' holds 20 messages hashed over 4 partitions, but"
+            + " outboxer.outbox.default.partitions is now 8: its workers do not start until the"
+            + " change is undone or the outbox is drained (pending and dead messages delivered or"
+            + " discarded)";
+    HttpResponse<String> ready =
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(500))
+            .ignoreExceptions()
+            .until(
+                () ->
+                    HTTP.send(
+                        request("/health/ready").GET().build(),
+                        HttpResponse.BodyHandlers.ofString()),
+                r -> r.statusCode() == 503);
+    JsonObject check = json(ready.body()).getJsonArray("checks").getJsonObject(0);
+    assertThat(check.getString("status")).isEqualTo("DOWN");
+    assertThat(check.getJsonObject("data").getString("outbox.default")).isEqualTo(refusal);
+    assertThat(post("/demo/orders/r0/paid").statusCode()).isEqualTo(500);
+    assertThat(get("/demo/received")).isEqualTo("[]");
+    server("stop", Map.of());
+    assertThat(pendingRows()).isEqualTo(20);
+
     server("start", Map.of());
     awaitReady();
     JsonArray received =
