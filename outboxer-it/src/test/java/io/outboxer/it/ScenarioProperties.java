@@ -1,27 +1,19 @@
 package io.outboxer.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.outboxer.it.scenario.Scenario;
 import io.outboxer.it.scenario.ScenarioApplication;
 import io.outboxer.it.scenario.ScenarioResource;
+import io.outboxer.it.setup.LibertyServer;
 import io.outboxer.it.support.Deployments;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -48,13 +40,10 @@ abstract class ScenarioProperties {
   /** A message of a generated scenario: its group (null: ungrouped) and its failing attempts. */
   record Msg(String group, int failures) {}
 
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
-  private static final Path WLP =
-      Path.of(System.getProperty("outboxer.it.wlp", "target/liberty/wlp"));
-  private static final String SERVER =
-      System.getProperty("outboxer.it.scenario.server", "outboxerScenario");
-  private static final String BASE =
-      "http://localhost:" + System.getProperty("outboxer.it.scenario.port", "19280");
+  private static final LibertyServer SERVER =
+      new LibertyServer(
+          System.getProperty("outboxer.it.scenario.server"),
+          System.getProperty("outboxer.it.scenario.port"));
 
   @Provide
   Arbitrary<List<Msg>> scenarios() {
@@ -93,14 +82,7 @@ abstract class ScenarioProperties {
             .add("perTransaction", perTransaction)
             .build()
             .toString();
-    HttpResponse<String> response =
-        HTTP.send(
-            HttpRequest.newBuilder(URI.create(BASE + "/scenario-tests/it/scenario"))
-                .timeout(Duration.ofSeconds(90))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(request))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response = SERVER.post("/scenario-tests/it/scenario", request);
     assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     JsonObject result = Json.createReader(new StringReader(response.body())).readObject();
 
@@ -144,10 +126,9 @@ abstract class ScenarioProperties {
     return values;
   }
 
-  /** Deploys the scenario application and starts the server on {@code database}. */
+  /** Deploys the scenario application and starts the server on a fresh {@code database}. */
   static void startServer(String database) throws Exception {
-    Path dir = WLP.resolve("usr/servers/" + SERVER);
-    Files.createDirectories(dir.resolve("dropins"));
+    Files.createDirectories(SERVER.dir().resolve("dropins"));
     Deployments.outboxerWith(
             "scenario.ear",
             ScenarioResource.class,
@@ -155,53 +136,14 @@ abstract class ScenarioProperties {
             Scenario.class,
             Scenario.Message.class)
         .as(ZipExporter.class)
-        .exportTo(dir.resolve("dropins/scenario.ear").toFile(), true);
-    for (String suffix : new String[] {"", "-wal", "-shm"}) {
-      Files.deleteIfExists(dir.resolve("outboxer.db" + suffix));
-    }
-    Map<String, String> env = new LinkedHashMap<>();
-    env.put("OUTBOXER_DATABASE", database);
-    if (database.equals("postgresql")) {
-      String name = System.getProperty("outboxer.it.pg.database") + "_prop";
-      try (Connection c =
-              DriverManager.getConnection(
-                  System.getProperty("outboxer.it.pg.url") + "test", "postgres", "");
-          Statement s = c.createStatement()) {
-        s.execute("drop database if exists " + name + " with (force)");
-        s.execute("create database " + name);
-      }
-      env.put("DB_NAME", name);
-    }
-    server("start", env);
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .pollInterval(Duration.ofMillis(500))
-        .ignoreExceptions()
-        .until(
-            () ->
-                HTTP.send(
-                            HttpRequest.newBuilder(URI.create(BASE + "/health/ready")).build(),
-                            HttpResponse.BodyHandlers.ofString())
-                        .statusCode()
-                    == 200);
+        .exportTo(SERVER.dir().resolve("dropins/scenario.ear").toFile(), true);
+    SERVER.freshDatabase(database);
+    SERVER.start(Map.of());
+    SERVER.awaitReady();
   }
 
   static void stopServer() throws Exception {
-    server("stop", Map.of());
-    Files.deleteIfExists(WLP.resolve("usr/servers/" + SERVER + "/dropins/scenario.ear"));
-  }
-
-  private static void server(String action, Map<String, String> env) throws Exception {
-    ProcessBuilder pb =
-        new ProcessBuilder(WLP.resolve("bin/server").toString(), action, SERVER)
-            .redirectErrorStream(true);
-    pb.environment().putAll(env);
-    Process p = pb.start();
-    String output = new String(p.getInputStream().readAllBytes());
-    int code = p.waitFor();
-    if (code != 0 && !(action.equals("stop") && code == 1)) {
-      throw new IllegalStateException(
-          "server " + action + " " + SERVER + " exited " + code + ": " + output);
-    }
+    SERVER.stop();
+    Files.deleteIfExists(SERVER.dir().resolve("dropins/scenario.ear"));
   }
 }

@@ -80,6 +80,13 @@ public class OutboxEngine {
       }
       workers.put(outbox.name(), partitionWorkers);
     }
+    LOG.info(
+        "OUTBOXER-0002 node "
+            + settings.nodeId()
+            + " started outboxes "
+            + settings.outboxes().keySet()
+            + " on "
+            + database.dialect());
     if (!settings.deliveryEnabled()) {
       LOG.info("OUTBOXER-0003 outboxer.delivery.enabled=false: this server publishes only");
       return;
@@ -90,13 +97,6 @@ public class OutboxEngine {
         polls.add(executor.scheduleWithFixedDelay(worker, 0, poll, TimeUnit.MILLISECONDS));
       }
     }
-    LOG.info(
-        "OUTBOXER-0002 node "
-            + settings.nodeId()
-            + " started outboxes "
-            + workers.keySet()
-            + " on "
-            + database.dialect());
   }
 
   @PreDestroy

@@ -21,9 +21,7 @@ public class TestDatabases implements LauncherSessionListener {
   public void launcherSessionOpened(LauncherSession session) {
     String database = System.getProperty("outboxer.it.database");
     if ("postgresql".equals(database)) {
-      String name = System.getProperty("outboxer.it.pg.database");
-      postgres("drop database if exists " + name + " with (force)");
-      postgres("create database " + name);
+      recreatePostgres(System.getProperty("outboxer.it.pg.database"));
     } else if ("sqlite".equals(database)) {
       Path file = Path.of(System.getProperty("outboxer.it.sqlite.file"));
       try {
@@ -45,6 +43,12 @@ public class TestDatabases implements LauncherSessionListener {
               + System.getProperty("outboxer.it.pg.database")
               + " with (force)");
     }
+  }
+
+  /** Drops the PostgreSQL database {@code name} if it exists and creates it empty. */
+  public static void recreatePostgres(String name) {
+    postgres("drop database if exists " + name + " with (force)");
+    postgres("create database " + name);
   }
 
   private static void postgres(String sql) {

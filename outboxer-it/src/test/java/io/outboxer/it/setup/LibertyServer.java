@@ -1,0 +1,123 @@
+package io.outboxer.it.setup;
+
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A Liberty server of the test installation, started and stopped with its own {@code bin/server}
+ * script, as an operator would: for the tests that outlive a server.
+ */
+public final class LibertyServer {
+
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private final Path wlp = Path.of(System.getProperty("outboxer.it.wlp"));
+  private final String name;
+  private final String base;
+  private final Map<String, String> database = new LinkedHashMap<>();
+
+  public LibertyServer(String name, String port) {
+    this.name = name;
+    this.base = "http://localhost:" + port;
+  }
+
+  /** The server's own folder. */
+  public Path dir() {
+    return wlp.resolve("usr/servers/" + name);
+  }
+
+  public String url(String path) {
+    return base + path;
+  }
+
+  /**
+   * Points the server at a new, empty database: a fresh SQLite file, or a PostgreSQL database
+   * created for it.
+   *
+   * @return the JDBC URL under which the test can look at that database
+   */
+  public String freshDatabase(String kind) throws Exception {
+    database.clear();
+    database.put("OUTBOXER_DATABASE", kind);
+    if (kind.equals("sqlite")) {
+      for (String suffix : new String[] {"", "-wal", "-shm"}) {
+        Files.deleteIfExists(dir().resolve("outboxer.db" + suffix));
+      }
+      return "jdbc:sqlite:" + dir().resolve("outboxer.db");
+    }
+    String db = System.getProperty("outboxer.it.pg.database") + "_" + name.toLowerCase();
+    TestDatabases.recreatePostgres(db);
+    database.put("DB_NAME", db);
+    return System.getProperty("outboxer.it.pg.url") + db + "?user=postgres";
+  }
+
+  /**
+   * Starts the server with these environment variables besides the database's. It starts clean,
+   * since Liberty would otherwise reuse the configuration it resolved with the previous values.
+   */
+  public void start(Map<String, String> env) throws Exception {
+    run("start", env, "--clean");
+  }
+
+  /** Stops the server; fine when it is not running. */
+  public void stop() throws Exception {
+    run("stop", Map.of());
+  }
+
+  /** Waits until {@code /health/ready} answers 200. */
+  public void awaitReady() {
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .until(() -> get("/health/ready").statusCode() == 200);
+  }
+
+  public HttpResponse<String> get(String path) throws Exception {
+    return HTTP.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  public HttpResponse<String> post(String path, String json) throws Exception {
+    return HTTP.send(
+        request(path)
+            .header("Content-Type", "application/json")
+            .POST(
+                json == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(json))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpRequest.Builder request(String path) {
+    return HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(90));
+  }
+
+  private void run(String action, Map<String, String> env, String... options) throws Exception {
+    List<String> command =
+        new ArrayList<>(List.of(wlp.resolve("bin/server").toString(), action, name));
+    command.addAll(List.of(options));
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().putAll(database);
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    String output = new String(p.getInputStream().readAllBytes());
+    int code = p.waitFor();
+    // "stop" answers 1 when the server is not running.
+    if (code != 0 && !(action.equals("stop") && code == 1)) {
+      throw new IllegalStateException(
+          "server " + action + " " + name + " exited " + code + ": " + output);
+    }
+  }
+}
