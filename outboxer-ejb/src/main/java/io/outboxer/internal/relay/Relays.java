@@ -3,6 +3,7 @@ package io.outboxer.internal.relay;
 import io.outboxer.OutboxException;
 import io.outboxer.internal.config.OutboxSettings;
 import io.outboxer.internal.relay.jms.JmsRelay;
+import io.outboxer.internal.relay.kafka.KafkaRelay;
 import io.outboxer.spi.Relay;
 import io.outboxer.spi.RelayProvider;
 import java.util.ServiceLoader;
@@ -19,11 +20,15 @@ public final class Relays {
    * @throws OutboxException naming the key when the relay is unknown or a setting is missing
    */
   public static Relay create(OutboxSettings outbox) {
-    if (outbox.relay().equals("jms")) {
-      return JmsRelay.create(outbox);
+    switch (outbox.relay()) {
+      case "jms":
+        return JmsRelay.create(outbox);
+      case "kafka":
+        return KafkaRelay.create(outbox);
+      default:
+        break;
     }
-    TreeSet<String> known = new TreeSet<>();
-    known.add("jms");
+    TreeSet<String> known = new TreeSet<>(java.util.List.of("jms", "kafka"));
     for (RelayProvider provider :
         ServiceLoader.load(RelayProvider.class, Relays.class.getClassLoader())) {
       if (provider.name().equals(outbox.relay())) {

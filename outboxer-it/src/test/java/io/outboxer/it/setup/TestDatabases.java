@@ -12,13 +12,38 @@ import org.junit.platform.launcher.LauncherSession;
 import org.junit.platform.launcher.LauncherSessionListener;
 
 /**
- * Gives each suite run a fresh database before the test server connects to it: on PostgreSQL a
- * database created for the run (and dropped after it), on SQLite a new file.
+ * Gives each suite run a fresh database before the test server connects to it (on PostgreSQL a
+ * database created for the run and dropped after it, on SQLite a new file), and a Kafka broker
+ * where the run asks for one ({@code outboxer.it.kafka.port}).
  */
 public class TestDatabases implements LauncherSessionListener {
 
+  private static KafkaBroker kafka;
+
+  /** The suite's Kafka broker. */
+  public static KafkaBroker kafka() {
+    return kafka;
+  }
+
   @Override
   public void launcherSessionOpened(LauncherSession session) {
+    String kafkaPort = System.getProperty("outboxer.it.kafka.port");
+    if (kafkaPort != null) {
+      kafka =
+          new KafkaBroker(
+              Integer.parseInt(kafkaPort),
+              Integer.parseInt(kafkaPort) + 1,
+              Path.of(System.getProperty("outboxer.it.kafka.dir")));
+      try {
+        deleteTree(Path.of(System.getProperty("outboxer.it.kafka.dir")));
+        kafka.start();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
     String database = System.getProperty("outboxer.it.database");
     if ("postgresql".equals(database)) {
       recreatePostgres(System.getProperty("outboxer.it.pg.database"));
@@ -35,8 +60,25 @@ public class TestDatabases implements LauncherSessionListener {
     }
   }
 
+  private static void deleteTree(Path dir) throws IOException {
+    if (Files.exists(dir)) {
+      try (var paths = Files.walk(dir)) {
+        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+
   @Override
   public void launcherSessionClosed(LauncherSession session) {
+    if (kafka != null) {
+      try {
+        kafka.kill();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     if ("postgresql".equals(System.getProperty("outboxer.it.database"))) {
       postgres(
           "drop database if exists "

@@ -77,4 +77,35 @@ public final class ItEvents {
       super(group, seq);
     }
   }
+
+  /** Outbox it-kafka: the Kafka relay, 4 partitions. */
+  @Outboxed("it-kafka")
+  public static class Kafka extends ItEvent {
+    public Kafka(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
+  /** Outbox it-kafka-small: the Kafka relay to a topic that takes records of 1 KiB at most. */
+  @Outboxed("it-kafka-small")
+  public static class KafkaSmall extends ItEvent {
+    private final String padding;
+
+    public KafkaSmall(String group, int seq, int paddingLength) {
+      super(group, seq);
+      this.padding = "x".repeat(paddingLength);
+    }
+
+    public String getPadding() {
+      return padding;
+    }
+  }
+
+  /** Outbox it-kafka-restart: the Kafka relay with short client timeouts and retries. */
+  @Outboxed("it-kafka-restart")
+  public static class KafkaRestart extends ItEvent {
+    public KafkaRestart(String group, int seq) {
+      super(group, seq);
+    }
+  }
 }

@@ -1,0 +1,214 @@
+package io.outboxer.internal.relay.kafka;
+
+import io.outboxer.OutboxException;
+import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.spi.DeliveryReport;
+import io.outboxer.spi.Envelope;
+import io.outboxer.spi.Relay;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Sends each batch to a Kafka topic in one Kafka transaction: record key = group key (null when
+ * ungrouped), value = the JSON payload, headers {@value #ID}, {@value #OUTBOX}, {@value #TYPE},
+ * {@value #ATTEMPT}. A message counts as confirmed only when the transaction holding it committed,
+ * so consumers reading committed data never see a message behind a failed one of its group (ADR
+ * 0004). When records of a batch fail (a record too large for the topic, say), the transaction is
+ * aborted and the batch sent again in a new one without the failed messages and what follows them
+ * in their scope; the failed ones are reported with the broker's reason.
+ *
+ * <p>One transactional producer per partition of the outbox, with the transactional id {@code
+ * <prefix><outbox>-<partition>}: a partition has one worker in the cluster, and a worker that lost
+ * its lease is fenced by Kafka too when the new owner's producer starts. Producers are idempotent
+ * with {@code acks=all} and at most 5 requests in flight; every other producer property comes from
+ * {@code outboxer.outbox.<name>.relay.kafka.*} ({@code bootstrap.servers} required, {@code topic}
+ * required, {@code transactional-id-prefix} default {@code outboxer-}).
+ */
+public final class KafkaRelay implements Relay {
+
+  public static final String ID = "outboxer-id";
+  public static final String OUTBOX = "outboxer-outbox";
+  public static final String TYPE = "outboxer-type";
+  public static final String ATTEMPT = "outboxer-attempt";
+
+  private static final Logger LOG = Logger.getLogger(KafkaRelay.class.getName());
+
+  private final String outbox;
+  private final String topic;
+  private final String transactionalIdPrefix;
+  private final Properties producerProperties;
+  private final Map<Integer, Producer<String, String>> producers = new ConcurrentHashMap<>();
+
+  KafkaRelay(String outbox, String topic, String transactionalIdPrefix, Properties properties) {
+    this.outbox = outbox;
+    this.topic = topic;
+    this.transactionalIdPrefix = transactionalIdPrefix;
+    this.producerProperties = properties;
+  }
+
+  /** Reads the relay's settings; the producers connect at their first batch. */
+  public static KafkaRelay create(OutboxSettings outbox) {
+    Map<String, String> settings = new HashMap<>(outbox.relaySettings());
+    String topic = settings.remove("topic");
+    if (topic == null) {
+      throw new OutboxException(
+          "OUTBOXER-1002 missing configuration "
+              + outbox.key("relay.kafka.topic")
+              + ": the topic the Kafka relay sends to");
+    }
+    if (!settings.containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
+      throw new OutboxException(
+          "OUTBOXER-1002 missing configuration "
+              + outbox.key("relay.kafka.bootstrap.servers")
+              + ": the Kafka brokers to connect to");
+    }
+    String prefix = settings.remove("transactional-id-prefix");
+    Properties properties = new Properties();
+    properties.putAll(settings);
+    properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    properties.put(ProducerConfig.ACKS_CONFIG, "all");
+    properties.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
+    return new KafkaRelay(outbox.name(), topic, prefix == null ? "outboxer-" : prefix, properties);
+  }
+
+  @Override
+  public DeliveryReport deliver(List<Envelope> batch) {
+    int partition = batch.get(0).partition();
+    Producer<String, String> producer = producer(partition);
+    try {
+      Map<Long, String> failures = sendInTransaction(producer, batch);
+      if (failures.isEmpty()) {
+        return confirmedAll(batch);
+      }
+      // Leave out each failed message and everything behind it in its scope, and send the rest.
+      DeliveryReport.Builder report = DeliveryReport.builder();
+      List<Envelope> rest = new ArrayList<>();
+      Set<String> stopped = new HashSet<>();
+      for (Envelope e : batch) {
+        if (e.orderingScope() != null && stopped.contains(e.orderingScope())) {
+          continue;
+        }
+        String reason = failures.get(e.id());
+        if (reason != null) {
+          report.failed(e.id(), reason);
+          if (e.orderingScope() != null) {
+            stopped.add(e.orderingScope());
+          }
+        } else {
+          rest.add(e);
+        }
+      }
+      if (!rest.isEmpty()) {
+        Map<Long, String> again = sendInTransaction(producer, rest);
+        if (!again.isEmpty()) {
+          throw new IllegalStateException("Kafka refused the batch twice: " + again.values());
+        }
+        rest.forEach(e -> report.confirmed(e.id()));
+      }
+      return report.build();
+    } catch (RuntimeException e) {
+      // The producer may be fenced or in an unknown state: start the next batch with a new one.
+      discard(partition);
+      throw e;
+    }
+  }
+
+  /**
+   * Sends {@code batch} in one transaction and commits it when every record was acknowledged.
+   *
+   * @return the failed records with their reasons; when not empty, the transaction was aborted
+   */
+  private Map<Long, String> sendInTransaction(
+      Producer<String, String> producer, List<Envelope> batch) {
+    producer.beginTransaction();
+    Map<Long, Future<RecordMetadata>> sent = new HashMap<>();
+    Map<Long, String> failures = new HashMap<>();
+    for (Envelope e : batch) {
+      try {
+        sent.put(e.id(), producer.send(toRecord(e)));
+      } catch (RuntimeException ex) {
+        failures.put(e.id(), "Kafka refused the record: " + ex);
+      }
+    }
+    producer.flush();
+    for (Map.Entry<Long, Future<RecordMetadata>> f : sent.entrySet()) {
+      try {
+        f.getValue().get();
+      } catch (ExecutionException ex) {
+        failures.put(f.getKey(), "Kafka refused the record: " + ex.getCause());
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for Kafka", ex);
+      }
+    }
+    if (failures.isEmpty()) {
+      producer.commitTransaction();
+    } else {
+      producer.abortTransaction();
+    }
+    return failures;
+  }
+
+  private ProducerRecord<String, String> toRecord(Envelope e) {
+    ProducerRecord<String, String> record = new ProducerRecord<>(topic, e.groupKey(), e.payload());
+    record.headers().add(ID, Long.toString(e.id()).getBytes(StandardCharsets.UTF_8));
+    record.headers().add(OUTBOX, e.outbox().getBytes(StandardCharsets.UTF_8));
+    record.headers().add(TYPE, e.type().getBytes(StandardCharsets.UTF_8));
+    record.headers().add(ATTEMPT, Integer.toString(e.attempt()).getBytes(StandardCharsets.UTF_8));
+    return record;
+  }
+
+  private static DeliveryReport confirmedAll(List<Envelope> batch) {
+    DeliveryReport.Builder report = DeliveryReport.builder();
+    batch.forEach(e -> report.confirmed(e.id()));
+    return report.build();
+  }
+
+  private Producer<String, String> producer(int partition) {
+    return producers.computeIfAbsent(
+        partition,
+        p -> {
+          Properties properties = new Properties();
+          properties.putAll(producerProperties);
+          properties.put(
+              ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalIdPrefix + outbox + "-" + p);
+          KafkaProducer<String, String> producer =
+              new KafkaProducer<>(properties, new StringSerializer(), new StringSerializer());
+          producer.initTransactions();
+          return producer;
+        });
+  }
+
+  private void discard(int partition) {
+    Producer<String, String> producer = producers.remove(partition);
+    if (producer != null) {
+      try {
+        producer.close();
+      } catch (RuntimeException e) {
+        LOG.log(Level.FINE, "closing a Kafka producer failed", e);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    producers.keySet().forEach(this::discard);
+  }
+}
