@@ -7,25 +7,22 @@ import io.outboxer.Outbox;
 import io.outboxer.OutboxAdmin;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
+import io.outboxer.it.support.KafkaRecords;
 import io.outboxer.it.support.Sql;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
@@ -66,7 +63,8 @@ class KafkaIT {
 
     Map<String, List<Long>> arrived = new LinkedHashMap<>();
     Set<Long> seen = new HashSet<>();
-    try (KafkaConsumer<String, String> consumer = consumer()) {
+    try (KafkaConsumer<String, String> consumer =
+        KafkaRecords.consumer("kafka-it-" + UUID.randomUUID())) {
       consumer.subscribe(List.of("outboxer-it"));
       await()
           .atMost(Duration.ofSeconds(120))
@@ -75,11 +73,7 @@ class KafkaIT {
               () -> {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
                   if (r.key() != null && r.key().startsWith(run)) {
-                    long id =
-                        Long.parseLong(
-                            new String(
-                                r.headers().lastHeader("outboxer-id").value(),
-                                StandardCharsets.UTF_8));
+                    long id = KafkaRecords.id(r);
                     if (seen.add(id)) {
                       arrived.computeIfAbsent(r.key(), g -> new ArrayList<>()).add(id);
                     }
@@ -120,7 +114,8 @@ class KafkaIT {
     long tooLarge = published.get(run + "a").get(2);
 
     Map<String, List<Long>> arrived = new LinkedHashMap<>();
-    try (KafkaConsumer<String, String> consumer = consumer()) {
+    try (KafkaConsumer<String, String> consumer =
+        KafkaRecords.consumer("kafka-it-" + UUID.randomUUID())) {
       consumer.subscribe(List.of("outboxer-it-small"));
       await()
           .atMost(Duration.ofSeconds(60))
@@ -129,7 +124,9 @@ class KafkaIT {
               () -> {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
                   if (r.key() != null && r.key().startsWith(run)) {
-                    arrived.computeIfAbsent(r.key(), g -> new ArrayList<>()).add(id(r));
+                    arrived
+                        .computeIfAbsent(r.key(), g -> new ArrayList<>())
+                        .add(KafkaRecords.id(r));
                   }
                 }
                 return arrived.getOrDefault(run + "b", List.of()).size() == 5
@@ -140,7 +137,7 @@ class KafkaIT {
       // Whatever else is still in flight for group a would be here by now: one more poll.
       for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofSeconds(1))) {
         if (r.key() != null && r.key().startsWith(run)) {
-          arrived.computeIfAbsent(r.key(), g -> new ArrayList<>()).add(id(r));
+          arrived.computeIfAbsent(r.key(), g -> new ArrayList<>()).add(KafkaRecords.id(r));
         }
       }
     }
@@ -160,19 +157,5 @@ class KafkaIT {
         .as("the rest of group a is held, not sent")
         .isEqualTo(2);
     admin.discard("it-kafka-small", tooLarge);
-  }
-
-  private static long id(ConsumerRecord<String, String> r) {
-    return Long.parseLong(
-        new String(r.headers().lastHeader("outboxer-id").value(), StandardCharsets.UTF_8));
-  }
-
-  private static KafkaConsumer<String, String> consumer() {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:19092");
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, "kafka-it-" + UUID.randomUUID());
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    return new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
   }
 }

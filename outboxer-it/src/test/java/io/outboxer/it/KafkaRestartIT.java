@@ -5,12 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxer.Outbox;
 import io.outboxer.OutboxAdmin;
-import io.outboxer.it.setup.TestDatabases;
+import io.outboxer.it.setup.TestServices;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
+import io.outboxer.it.support.KafkaRecords;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -21,12 +21,9 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.container.test.api.RunAsClient;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -67,7 +64,7 @@ class KafkaRestartIT {
   @Order(2)
   @RunAsClient
   void killTheBroker() throws Exception {
-    TestDatabases.kafka().kill();
+    TestServices.kafka().kill();
   }
 
   @Test
@@ -93,7 +90,7 @@ class KafkaRestartIT {
             count(
                 "select count(*) from outboxer_message where outbox = 'it-kafka-restart' and state = 2"))
         .isZero();
-    TestDatabases.kafka().start();
+    TestServices.kafka().start();
   }
 
   private void publish(int from, int to) throws Exception {
@@ -111,13 +108,7 @@ class KafkaRestartIT {
   void everythingArrivesInGroupOrderAndNothingIsDead() throws Exception {
     Map<String, List<Long>> arrived = new LinkedHashMap<>();
     Set<Long> seen = new HashSet<>();
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:19092");
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, "kafka-restart-it");
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+    try (KafkaConsumer<String, String> consumer = KafkaRecords.consumer("kafka-restart-it")) {
       consumer.subscribe(List.of("outboxer-it-restart"));
       await()
           .atMost(Duration.ofSeconds(180))
@@ -125,11 +116,7 @@ class KafkaRestartIT {
           .until(
               () -> {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-                  long id =
-                      Long.parseLong(
-                          new String(
-                              r.headers().lastHeader("outboxer-id").value(),
-                              StandardCharsets.UTF_8));
+                  long id = KafkaRecords.id(r);
                   if (seen.add(id)) {
                     arrived.computeIfAbsent(r.key(), g -> new ArrayList<>()).add(id);
                   }

@@ -57,7 +57,7 @@ public final class LibertyServer {
       return "jdbc:sqlite:" + dir().resolve("outboxer.db");
     }
     String db = System.getProperty("outboxer.it.pg.database") + "_" + name.toLowerCase();
-    TestDatabases.recreatePostgres(db);
+    TestServices.recreatePostgres(db);
     database.put("DB_NAME", db);
     return System.getProperty("outboxer.it.pg.url") + db + "?user=postgres";
   }

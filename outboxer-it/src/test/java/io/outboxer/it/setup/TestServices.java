@@ -16,11 +16,11 @@ import org.junit.platform.launcher.LauncherSessionListener;
  * database created for the run and dropped after it, on SQLite a new file), and a Kafka broker
  * where the run asks for one ({@code outboxer.it.kafka.port}).
  */
-public class TestDatabases implements LauncherSessionListener {
+public class TestServices implements LauncherSessionListener {
 
   private static KafkaBroker kafka;
 
-  /** The suite's Kafka broker. */
+  /** The suite's Kafka broker, or null when the suite runs without one. */
   public static KafkaBroker kafka() {
     return kafka;
   }
