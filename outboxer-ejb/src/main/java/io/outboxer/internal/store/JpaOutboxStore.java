@@ -208,6 +208,21 @@ public class JpaOutboxStore {
     if (outbox.ordering() == Ordering.TOTAL && headWaits(outbox.name(), partition)) {
       return List.of();
     }
+    while (true) {
+      List<Envelope> read = readReady(outbox, partition);
+      if (outbox.ordering() != Ordering.GROUP) {
+        return read;
+      }
+      List<Envelope> free = withoutBlocked(outbox, partition, read);
+      // A batch made only of rows behind blocked heads is held and read past at once, rather than
+      // ending the worker's run with ready rows still behind them.
+      if (!free.isEmpty() || free.size() == read.size()) {
+        return free;
+      }
+    }
+  }
+
+  private List<Envelope> readReady(OutboxSettings outbox, int partition) {
     @SuppressWarnings("unchecked")
     List<Object[]> rows =
         em.createNativeQuery(
@@ -233,7 +248,7 @@ public class JpaOutboxStore {
               number(row[4]).intValue() + 1,
               scope(outbox.ordering(), group)));
     }
-    return outbox.ordering() == Ordering.GROUP ? withoutBlocked(outbox, partition, batch) : batch;
+    return batch;
   }
 
   private boolean headWaits(String outbox, int partition) {
