@@ -10,7 +10,10 @@ import java.util.Map;
  */
 public interface RelayProvider {
 
-  /** The name outboxes use to select this relay; built-in names ({@code jms}) take precedence. */
+  /**
+   * The name outboxes use to select this relay; built-in names ({@code jms}, {@code kafka}) take
+   * precedence.
+   */
   String name();
 
   /**

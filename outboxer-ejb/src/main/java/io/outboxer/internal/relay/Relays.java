@@ -6,11 +6,17 @@ import io.outboxer.internal.relay.jms.JmsRelay;
 import io.outboxer.internal.relay.kafka.KafkaRelay;
 import io.outboxer.spi.Relay;
 import io.outboxer.spi.RelayProvider;
+import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /** Creates the relay an outbox's configuration names: a built-in one or a {@link RelayProvider}. */
 public final class Relays {
+
+  /** The relays Outboxer ships, by the name an outbox selects them with. */
+  private static final Map<String, Function<OutboxSettings, Relay>> BUILT_IN =
+      Map.of("jms", JmsRelay::create, "kafka", KafkaRelay::create);
 
   private Relays() {}
 
@@ -20,15 +26,11 @@ public final class Relays {
    * @throws OutboxException naming the key when the relay is unknown or a setting is missing
    */
   public static Relay create(OutboxSettings outbox) {
-    switch (outbox.relay()) {
-      case "jms":
-        return JmsRelay.create(outbox);
-      case "kafka":
-        return KafkaRelay.create(outbox);
-      default:
-        break;
+    Function<OutboxSettings, Relay> builtIn = BUILT_IN.get(outbox.relay());
+    if (builtIn != null) {
+      return builtIn.apply(outbox);
     }
-    TreeSet<String> known = new TreeSet<>(java.util.List.of("jms", "kafka"));
+    TreeSet<String> known = new TreeSet<>(BUILT_IN.keySet());
     for (RelayProvider provider :
         ServiceLoader.load(RelayProvider.class, Relays.class.getClassLoader())) {
       if (provider.name().equals(outbox.relay())) {

@@ -2,17 +2,15 @@ package io.outboxer.internal.relay.kafka;
 
 import io.outboxer.OutboxException;
 import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.worker.BatchOutcome;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -95,33 +93,21 @@ public final class KafkaRelay implements Relay {
     try {
       Map<Long, String> failures = sendInTransaction(producer, batch);
       if (failures.isEmpty()) {
-        return confirmedAll(batch);
+        return report(batch, failures);
       }
-      // Leave out each failed message and everything behind it in its scope, and send the rest.
-      DeliveryReport.Builder report = DeliveryReport.builder();
-      List<Envelope> rest = new ArrayList<>();
-      Set<String> stopped = new HashSet<>();
-      for (Envelope e : batch) {
-        if (e.orderingScope() != null && stopped.contains(e.orderingScope())) {
-          continue;
-        }
-        String reason = failures.get(e.id());
-        if (reason != null) {
-          report.failed(e.id(), reason);
-          if (e.orderingScope() != null) {
-            stopped.add(e.orderingScope());
-          }
-        } else {
-          rest.add(e);
-        }
-      }
+      // Leave out each failed message and everything behind it in its scope (the engine's own
+      // prefix rule decides which), and send the rest again.
+      BatchOutcome outcome = BatchOutcome.decide(batch, report(batch, failures));
+      List<Envelope> rest = outcome.confirmed();
       if (!rest.isEmpty()) {
         Map<Long, String> again = sendInTransaction(producer, rest);
         if (!again.isEmpty()) {
           throw new IllegalStateException("Kafka refused the batch twice: " + again.values());
         }
-        rest.forEach(e -> report.confirmed(e.id()));
       }
+      DeliveryReport.Builder report = DeliveryReport.builder();
+      rest.forEach(e -> report.confirmed(e.id()));
+      outcome.failed().forEach(f -> report.failed(f.envelope().id(), f.reason()));
       return report.build();
     } catch (RuntimeException e) {
       // The producer may be fenced or in an unknown state: start the next batch with a new one.
@@ -175,9 +161,17 @@ public final class KafkaRelay implements Relay {
     return record;
   }
 
-  private static DeliveryReport confirmedAll(List<Envelope> batch) {
+  /** Every message of {@code batch} confirmed, but those in {@code failures}. */
+  private static DeliveryReport report(List<Envelope> batch, Map<Long, String> failures) {
     DeliveryReport.Builder report = DeliveryReport.builder();
-    batch.forEach(e -> report.confirmed(e.id()));
+    for (Envelope e : batch) {
+      String reason = failures.get(e.id());
+      if (reason == null) {
+        report.confirmed(e.id());
+      } else {
+        report.failed(e.id(), reason);
+      }
+    }
     return report.build();
   }
 
