@@ -11,8 +11,8 @@ import java.util.Map;
 public interface RelayProvider {
 
   /**
-   * The name outboxes use to select this relay; built-in names ({@code jms}, {@code kafka}) take
-   * precedence.
+   * The name outboxes use to select this relay; built-in names ({@code jms}, {@code kafka}, {@code
+   * sqs}) take precedence.
    */
   String name();
 

@@ -143,7 +143,9 @@ public record OutboxerSettings(
     boolean serializeWrites = reader.bool(p + "serialize-writes", false);
     String relay =
         reader
-            .required(p + "relay", "name the relay that delivers this outbox's messages (jms)")
+            .required(
+                p + "relay",
+                "name the relay that delivers this outbox's messages (jms, kafka, sqs or a RelayProvider's name)")
             .toLowerCase(Locale.ROOT);
     Map<String, String> relaySettings = new TreeMap<>();
     String relayPrefix = p + "relay." + relay + ".";

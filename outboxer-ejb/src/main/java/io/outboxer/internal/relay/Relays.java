@@ -4,6 +4,7 @@ import io.outboxer.OutboxException;
 import io.outboxer.internal.config.OutboxSettings;
 import io.outboxer.internal.relay.jms.JmsRelay;
 import io.outboxer.internal.relay.kafka.KafkaRelay;
+import io.outboxer.internal.relay.sqs.SqsFifoRelay;
 import io.outboxer.spi.Relay;
 import io.outboxer.spi.RelayProvider;
 import java.util.Map;
@@ -16,7 +17,7 @@ public final class Relays {
 
   /** The relays Outboxer ships, by the name an outbox selects them with. */
   private static final Map<String, Function<OutboxSettings, Relay>> BUILT_IN =
-      Map.of("jms", JmsRelay::create, "kafka", KafkaRelay::create);
+      Map.of("jms", JmsRelay::create, "kafka", KafkaRelay::create, "sqs", SqsFifoRelay::create);
 
   private Relays() {}
 

@@ -119,7 +119,7 @@ class OutboxerSettingsTest {
         .isInstanceOf(OutboxException.class)
         .hasMessage(
             "OUTBOXER-1002 missing configuration outboxer.outbox.o.relay: name the relay that"
-                + " delivers this outbox's messages (jms)");
+                + " delivers this outbox's messages (jms, kafka, sqs or a RelayProvider's name)");
   }
 
   @Test

@@ -31,7 +31,7 @@ class RelaysTest {
         .isInstanceOf(OutboxException.class)
         .hasMessage(
             "OUTBOXER-1007 unknown relay outboxer.outbox.orders.relay=carrier-pigeon: expected one"
-                + " of [jms, kafka]");
+                + " of [jms, kafka, sqs]");
   }
 
   @Test
@@ -57,5 +57,56 @@ class RelaysTest {
             "OUTBOXER-1002 missing configuration"
                 + " outboxer.outbox.orders.relay.kafka.bootstrap.servers: the Kafka brokers to"
                 + " connect to");
+  }
+
+  @Test
+  void theSqsRelayNeedsAFifoQueueAndCompleteCredentials() {
+    assertThatThrownBy(() -> Relays.create(outbox("sqs", Map.of("region", "eu-west-1"))))
+        .isInstanceOf(OutboxException.class)
+        .hasMessage(
+            "OUTBOXER-1002 missing configuration outboxer.outbox.orders.relay.sqs.queue-url: the"
+                + " URL of the FIFO queue the SQS relay sends to");
+    assertThatThrownBy(
+            () -> Relays.create(outbox("sqs", Map.of("queue-url", "https://sqs.example/1/orders"))))
+        .isInstanceOf(OutboxException.class)
+        .hasMessage(
+            "OUTBOXER-1001 invalid configuration"
+                + " outboxer.outbox.orders.relay.sqs.queue-url=https://sqs.example/1/orders:"
+                + " expected a FIFO queue (its name ends with .fifo); standard queues do not keep"
+                + " order");
+    assertThatThrownBy(
+            () ->
+                Relays.create(
+                    outbox(
+                        "sqs",
+                        Map.of(
+                            "queue-url",
+                            "https://sqs.example/1/orders.fifo",
+                            "region",
+                            "eu-west-1",
+                            "access-key-id",
+                            "AKIDEXAMPLE"))))
+        .isInstanceOf(OutboxException.class)
+        .hasMessage(
+            "OUTBOXER-1002 missing configuration"
+                + " outboxer.outbox.orders.relay.sqs.secret-access-key: access-key-id and"
+                + " secret-access-key go together");
+    assertThatThrownBy(
+            () ->
+                Relays.create(
+                    outbox(
+                        "sqs",
+                        Map.of(
+                            "queue-url",
+                            "https://sqs.example/1/orders.fifo",
+                            "region",
+                            "eu-west-1",
+                            "endpoint",
+                            "localhost:9324"))))
+        .isInstanceOf(OutboxException.class)
+        .hasMessageStartingWith(
+            "OUTBOXER-1001 invalid configuration"
+                + " outboxer.outbox.orders.relay.sqs.endpoint=localhost:9324: expected a URL such"
+                + " as http://host:port");
   }
 }

@@ -1,0 +1,345 @@
+package io.outboxer.internal.relay.sqs;
+
+import io.outboxer.OutboxException;
+import io.outboxer.internal.config.Ordering;
+import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.spi.DeliveryReport;
+import io.outboxer.spi.Envelope;
+import io.outboxer.spi.Relay;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.commons.codec.digest.DigestUtils;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.SqsClientBuilder;
+import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
+
+/**
+ * Sends messages to an Amazon SQS FIFO queue with {@code SendMessageBatch}: {@code MessageGroupId}
+ * = the group key, {@code MessageDeduplicationId} = {@code <outbox>:<id>}, so that a message sent
+ * again after an unknown outcome is dropped by SQS within its five-minute deduplication window.
+ * Message attributes {@value #ID}, {@value #OUTBOX}, {@value #TYPE}, {@value #ATTEMPT} and, for
+ * grouped messages, {@value #GROUP}.
+ *
+ * <p>The group id of a message: the group key, when SQS accepts it as one (at most 128 characters
+ * of ASCII letters, digits and punctuation), else {@code sha256:} and the key's SHA-256 in hex;
+ * ungrouped messages are independent, so each one is its own SQS group (its deduplication id); with
+ * total ordering every message goes to one SQS group named after the outbox, so consumers see the
+ * outbox's order.
+ *
+ * <p>SQS reports each entry of a batch on its own and may accept an entry that follows a rejected
+ * one of the same group. To keep the relay contract, a request carries at most one message per
+ * ordering scope: the batch is sent in rounds (the first message of every scope, then the second,
+ * ...), each round in requests of up to {@value #MAX_ENTRIES} entries and {@value #MAX_BYTES}
+ * bytes, and a scope stops at its first rejected entry. A request that fails as a whole counts as a
+ * failure of its entries; when SQS could not be reached or answered with a server error, the rest
+ * of the batch is left for the next attempt.
+ *
+ * <p>Settings ({@code outboxer.outbox.<name>.relay.sqs.*}): {@code queue-url} (required, a FIFO
+ * queue), {@code region}, {@code endpoint}, {@code access-key-id} with {@code secret-access-key};
+ * without them the AWS SDK's default region and credential chains apply.
+ */
+public final class SqsFifoRelay implements Relay {
+
+  /** Message attribute: the outbox message id (Number). */
+  public static final String ID = "OutboxerId";
+
+  /** Message attribute: the outbox name. */
+  public static final String OUTBOX = "OutboxerOutbox";
+
+  /** Message attribute: the group key, absent for ungrouped messages. */
+  public static final String GROUP = "OutboxerGroup";
+
+  /** Message attribute: the message type. */
+  public static final String TYPE = "OutboxerType";
+
+  /** Message attribute: the delivery attempt, from 1 (Number). */
+  public static final String ATTEMPT = "OutboxerAttempt";
+
+  /** SQS's limit on the entries of one {@code SendMessageBatch}. */
+  static final int MAX_ENTRIES = 10;
+
+  /** The payload size of one request that every SQS queue accepts (256 KiB). */
+  static final int MAX_BYTES = 256 * 1024;
+
+  private static final Pattern VALID_GROUP_ID = Pattern.compile("[\\p{Alnum}\\p{Punct}]{1,128}");
+
+  private final SqsClient sqs;
+  private final String queueUrl;
+  private final String outbox;
+  private final boolean totalOrder;
+
+  SqsFifoRelay(SqsClient sqs, String queueUrl, String outbox, boolean totalOrder) {
+    this.sqs = sqs;
+    this.queueUrl = queueUrl;
+    this.outbox = outbox;
+    this.totalOrder = totalOrder;
+  }
+
+  /** Reads the relay's settings and builds the SQS client; no request is sent yet. */
+  public static SqsFifoRelay create(OutboxSettings outbox) {
+    Map<String, String> settings = outbox.relaySettings();
+    String queueUrl = settings.get("queue-url");
+    if (queueUrl == null) {
+      throw new OutboxException(
+          "OUTBOXER-1002 missing configuration "
+              + outbox.key("relay.sqs.queue-url")
+              + ": the URL of the FIFO queue the SQS relay sends to");
+    }
+    if (!queueUrl.endsWith(".fifo")) {
+      throw new OutboxException(
+          "OUTBOXER-1001 invalid configuration "
+              + outbox.key("relay.sqs.queue-url")
+              + "="
+              + queueUrl
+              + ": expected a FIFO queue (its name ends with .fifo); standard queues do not keep"
+              + " order");
+    }
+    SqsClientBuilder builder = SqsClient.builder().httpClient(UrlConnectionHttpClient.create());
+    String region = settings.get("region");
+    if (region != null) {
+      builder.region(Region.of(region));
+    }
+    String endpoint = settings.get("endpoint");
+    if (endpoint != null) {
+      builder.endpointOverride(uri(outbox.key("relay.sqs.endpoint"), endpoint));
+    }
+    String keyId = settings.get("access-key-id");
+    String secret = settings.get("secret-access-key");
+    if ((keyId == null) != (secret == null)) {
+      throw new OutboxException(
+          "OUTBOXER-1002 missing configuration "
+              + outbox.key(
+                  keyId == null ? "relay.sqs.access-key-id" : "relay.sqs.secret-access-key")
+              + ": access-key-id and secret-access-key go together");
+    }
+    if (keyId != null) {
+      builder.credentialsProvider(
+          StaticCredentialsProvider.create(AwsBasicCredentials.create(keyId, secret)));
+    }
+    SqsClient sqs;
+    try {
+      sqs = builder.build();
+    } catch (SdkException e) {
+      throw new OutboxException(
+          "OUTBOXER-1002 missing configuration "
+              + outbox.key("relay.sqs.region")
+              + ": no AWS region configured or found by the SDK ("
+              + e.getMessage()
+              + ")",
+          e);
+    }
+    return new SqsFifoRelay(sqs, queueUrl, outbox.name(), outbox.ordering() == Ordering.TOTAL);
+  }
+
+  private static URI uri(String key, String value) {
+    try {
+      URI uri = new URI(value);
+      if (uri.getScheme() == null || uri.getHost() == null) {
+        throw new URISyntaxException(value, "expected scheme://host[:port]");
+      }
+      return uri;
+    } catch (URISyntaxException e) {
+      throw new OutboxException(
+          "OUTBOXER-1001 invalid configuration "
+              + key
+              + "="
+              + value
+              + ": expected a URL such as http://host:port ("
+              + e.getMessage()
+              + ")",
+          e);
+    }
+  }
+
+  @Override
+  public DeliveryReport deliver(List<Envelope> batch) {
+    DeliveryReport.Builder report = DeliveryReport.builder();
+    Set<String> stopped = new HashSet<>();
+    for (List<Envelope> round : rounds(batch)) {
+      List<Envelope> open = new ArrayList<>();
+      for (Envelope e : round) {
+        if (e.orderingScope() == null || !stopped.contains(e.orderingScope())) {
+          open.add(e);
+        }
+      }
+      for (List<Envelope> request : requests(open)) {
+        if (!send(request, report, stopped)) {
+          return report.build();
+        }
+      }
+    }
+    return report.build();
+  }
+
+  /**
+   * Sends one request and records its outcome.
+   *
+   * @return false when SQS could not be reached or failed on its side: stop the batch
+   */
+  private boolean send(List<Envelope> request, DeliveryReport.Builder report, Set<String> stopped) {
+    Map<String, Envelope> byEntry = new LinkedHashMap<>();
+    List<SendMessageBatchRequestEntry> entries = new ArrayList<>(request.size());
+    for (Envelope e : request) {
+      byEntry.put(Long.toString(e.id()), e);
+      entries.add(entry(e));
+    }
+    SendMessageBatchResponse response;
+    try {
+      response = sqs.sendMessageBatch(b -> b.queueUrl(queueUrl).entries(entries));
+    } catch (SdkException ex) {
+      String reason = "SQS refused the request to " + queueUrl + ": " + ex.getMessage();
+      for (Envelope e : request) {
+        report.failed(e.id(), reason);
+        stop(e, stopped);
+      }
+      return ex instanceof AwsServiceException service && service.statusCode() < 500;
+    }
+    for (SendMessageBatchResultEntry ok : response.successful()) {
+      Envelope e = byEntry.remove(ok.id());
+      if (e != null) {
+        report.confirmed(e.id());
+      }
+    }
+    for (BatchResultErrorEntry error : response.failed()) {
+      Envelope e = byEntry.remove(error.id());
+      if (e != null) {
+        report.failed(e.id(), "SQS rejected the message: " + error.code() + ": " + error.message());
+        stop(e, stopped);
+      }
+    }
+    // An entry SQS did not mention stays unreported: pending, its attempt not counted.
+    byEntry.values().forEach(e -> stop(e, stopped));
+    return true;
+  }
+
+  private static void stop(Envelope e, Set<String> stopped) {
+    if (e.orderingScope() != null) {
+      stopped.add(e.orderingScope());
+    }
+  }
+
+  /**
+   * The batch in rounds: round k holds the k-th message of every ordering scope, in id order;
+   * unscoped messages are independent and all go into the first round.
+   */
+  static List<List<Envelope>> rounds(List<Envelope> batch) {
+    List<List<Envelope>> rounds = new ArrayList<>();
+    Map<String, Integer> seen = new HashMap<>();
+    for (Envelope e : batch) {
+      int round =
+          e.orderingScope() == null ? 0 : seen.merge(e.orderingScope(), 1, Integer::sum) - 1;
+      while (rounds.size() <= round) {
+        rounds.add(new ArrayList<>());
+      }
+      rounds.get(round).add(e);
+    }
+    return rounds;
+  }
+
+  /** {@code round} cut into requests within SQS's entry and size limits, in order. */
+  static List<List<Envelope>> requests(List<Envelope> round) {
+    List<List<Envelope>> requests = new ArrayList<>();
+    List<Envelope> current = new ArrayList<>();
+    int bytes = 0;
+    for (Envelope e : round) {
+      int size = size(e);
+      if (!current.isEmpty() && (current.size() == MAX_ENTRIES || bytes + size > MAX_BYTES)) {
+        requests.add(current);
+        current = new ArrayList<>();
+        bytes = 0;
+      }
+      current.add(e);
+      bytes += size;
+    }
+    if (!current.isEmpty()) {
+      requests.add(current);
+    }
+    return requests;
+  }
+
+  /** What SQS counts towards a request's size: the body and the attributes' names and values. */
+  private static int size(Envelope e) {
+    int attributes =
+        ID.length()
+            + 20
+            + OUTBOX.length()
+            + e.outbox().length()
+            + TYPE.length()
+            + utf8(e.type())
+            + ATTEMPT.length()
+            + 11
+            + (e.groupKey() == null ? 0 : GROUP.length() + utf8(e.groupKey()));
+    return utf8(e.payload()) + attributes;
+  }
+
+  private static int utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8).length;
+  }
+
+  private SendMessageBatchRequestEntry entry(Envelope e) {
+    Map<String, MessageAttributeValue> attributes = new HashMap<>();
+    attributes.put(ID, number(e.id()));
+    attributes.put(OUTBOX, string(e.outbox()));
+    attributes.put(TYPE, string(e.type()));
+    attributes.put(ATTEMPT, number(e.attempt()));
+    if (e.groupKey() != null) {
+      attributes.put(GROUP, string(e.groupKey()));
+    }
+    String deduplicationId = outbox + ":" + e.id();
+    return SendMessageBatchRequestEntry.builder()
+        .id(Long.toString(e.id()))
+        .messageBody(e.payload())
+        .messageAttributes(attributes)
+        .messageDeduplicationId(deduplicationId)
+        .messageGroupId(groupId(e, deduplicationId))
+        .build();
+  }
+
+  String groupId(Envelope e, String deduplicationId) {
+    if (totalOrder) {
+      return outbox;
+    }
+    if (e.groupKey() == null) {
+      return deduplicationId;
+    }
+    if (VALID_GROUP_ID.matcher(e.groupKey()).matches()) {
+      return e.groupKey();
+    }
+    return "sha256:" + DigestUtils.sha256Hex(e.groupKey());
+  }
+
+  private static MessageAttributeValue string(String value) {
+    return MessageAttributeValue.builder().dataType("String").stringValue(value).build();
+  }
+
+  private static MessageAttributeValue number(long value) {
+    return MessageAttributeValue.builder()
+        .dataType("Number")
+        .stringValue(Long.toString(value))
+        .build();
+  }
+
+  @Override
+  public void close() {
+    sqs.close();
+  }
+}
