@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxer.Outbox;
 import io.outboxer.OutboxAdmin;
+import io.outboxer.it.support.Brokers;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
 import io.outboxer.it.support.KafkaRecords;
@@ -88,7 +89,7 @@ class KafkaIT {
   @Test
   void aRecordTooLargeForTheTopicHoldsBackOnlyTheRestOfItsGroup() throws Exception {
     String run = "kafka-small-" + UUID.randomUUID() + "-";
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", "127.0.0.1:19092"))) {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", Brokers.kafkaBootstrap()))) {
       if (!admin.listTopics().names().get().contains("outboxer-it-small")) {
         admin
             .createTopics(

@@ -2,23 +2,38 @@ package io.outboxer.it.setup;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Comparator;
+import org.elasticmq.rest.sqs.SQSRestServer;
+import org.elasticmq.rest.sqs.SQSRestServerBuilder;
 import org.junit.platform.launcher.LauncherSession;
 import org.junit.platform.launcher.LauncherSessionListener;
 
 /**
  * Gives each suite run a fresh database before the test server connects to it (on PostgreSQL a
- * database created for the run and dropped after it, on SQLite a new file), and a Kafka broker
- * where the run asks for one ({@code outboxer.it.kafka.port}).
+ * database created for the run and dropped after it, on SQLite a new file) and, where the run asks
+ * for them ({@code outboxer.it.brokers}), a Kafka broker and an SQS server on free loopback ports.
+ *
+ * <p>The test server learns the brokers' addresses from files in its {@code variables/} folder
+ * (Liberty reads each file as the variable its name names): {@value #KAFKA_BOOTSTRAP} and {@value
+ * #SQS_ENDPOINT}.
  */
 public class TestServices implements LauncherSessionListener {
 
+  /** The Liberty variable holding the Kafka broker's {@code host:port}. */
+  public static final String KAFKA_BOOTSTRAP = "it.kafka.bootstrap";
+
+  /** The Liberty variable holding the SQS server's URL. */
+  public static final String SQS_ENDPOINT = "it.sqs.endpoint";
+
   private static KafkaBroker kafka;
+  private static SQSRestServer sqs;
 
   /** The suite's Kafka broker, or null when the suite runs without one. */
   public static KafkaBroker kafka() {
@@ -27,16 +42,9 @@ public class TestServices implements LauncherSessionListener {
 
   @Override
   public void launcherSessionOpened(LauncherSession session) {
-    String kafkaPort = System.getProperty("outboxer.it.kafka.port");
-    if (kafkaPort != null) {
-      kafka =
-          new KafkaBroker(
-              Integer.parseInt(kafkaPort),
-              Integer.parseInt(kafkaPort) + 1,
-              Path.of(System.getProperty("outboxer.it.kafka.dir")));
+    if (Boolean.getBoolean("outboxer.it.brokers")) {
       try {
-        deleteTree(Path.of(System.getProperty("outboxer.it.kafka.dir")));
-        kafka.start();
+        startBrokers();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       } catch (InterruptedException e) {
@@ -60,10 +68,35 @@ public class TestServices implements LauncherSessionListener {
     }
   }
 
+  private static void startBrokers() throws IOException, InterruptedException {
+    Path kafkaDir = Path.of(System.getProperty("outboxer.it.kafka.dir"));
+    deleteTree(kafkaDir);
+    kafka = new KafkaBroker(freePort(), freePort(), kafkaDir);
+    kafka.start();
+    sqs = SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
+    int sqsPort = sqs.waitUntilStarted().localAddress().getPort();
+
+    Path variables =
+        Path.of(
+            System.getProperty("outboxer.it.wlp"),
+            "usr/servers",
+            System.getProperty("outboxer.it.arquillian.server"),
+            "variables");
+    Files.createDirectories(variables);
+    Files.writeString(variables.resolve(KAFKA_BOOTSTRAP), kafka.bootstrapServers());
+    Files.writeString(variables.resolve(SQS_ENDPOINT), "http://127.0.0.1:" + sqsPort);
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
   private static void deleteTree(Path dir) throws IOException {
     if (Files.exists(dir)) {
       try (var paths = Files.walk(dir)) {
-        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
           Files.delete(p);
         }
       }
@@ -72,6 +105,9 @@ public class TestServices implements LauncherSessionListener {
 
   @Override
   public void launcherSessionClosed(LauncherSession session) {
+    if (sqs != null) {
+      sqs.stopAndWait();
+    }
     if (kafka != null) {
       try {
         kafka.kill();

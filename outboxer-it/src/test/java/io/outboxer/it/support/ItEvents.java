@@ -108,4 +108,27 @@ public final class ItEvents {
       super(group, seq);
     }
   }
+
+  /** Outbox it-sqs: the SQS FIFO relay, four partitions, batches of 200. */
+  @Outboxed("it-sqs")
+  public static class Sqs extends ItEvent {
+    public Sqs(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
+  /** Outbox it-sqs-small: the SQS FIFO relay, one partition; the note is any text. */
+  @Outboxed("it-sqs-small")
+  public static class SqsNote extends ItEvent {
+    private final String note;
+
+    public SqsNote(String group, int seq, String note) {
+      super(group, seq);
+      this.note = note;
+    }
+
+    public String getNote() {
+      return note;
+    }
+  }
 }

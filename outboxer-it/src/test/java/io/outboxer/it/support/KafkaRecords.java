@@ -15,7 +15,7 @@ public final class KafkaRecords {
   /** A consumer of its own group that reads committed records only, from the beginning. */
   public static KafkaConsumer<String, String> consumer(String groupId) {
     Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:19092");
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, Brokers.kafkaBootstrap());
     p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
