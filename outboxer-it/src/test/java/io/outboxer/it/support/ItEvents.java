@@ -131,4 +131,20 @@ public final class ItEvents {
       return note;
     }
   }
+
+  /** Outbox it-jms: the JMS relay to a queue an MDB with one instance consumes. */
+  @Outboxed("it-jms")
+  public static class Jms extends ItEvent {
+    public Jms(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
+  /** Outbox it-jms-small: the JMS relay to a queue that holds 20 messages at most. */
+  @Outboxed("it-jms-small")
+  public static class JmsSmall extends ItEvent {
+    public JmsSmall(String group, int seq) {
+      super(group, seq);
+    }
+  }
 }

@@ -21,8 +21,9 @@ import javax.naming.NamingException;
 
 /**
  * Sends each message as a persistent {@link TextMessage} to a JMS queue, synchronously: a message
- * is confirmed when {@code send} returned. The group key travels as {@code JMSXGroupID}, so that a
- * provider that supports message groups keeps a group on one consumer.
+ * is confirmed when {@code send} returned, and a group stops at its first failed send. The group
+ * key travels as {@code JMSXGroupID}, so that a provider that supports message groups keeps a group
+ * on one consumer, and {@code JMSXGroupSeq} increases within the group (see {@link #groupSeq}).
  *
  * <p>Settings ({@code outboxer.outbox.<name>.relay.jms.*}): {@code queue}, the JNDI name of the
  * queue (required); {@code connection-factory}, the JNDI name of the connection factory (default
@@ -126,7 +127,18 @@ public final class JmsRelay implements Relay {
     if (e.groupKey() != null) {
       message.setStringProperty(GROUP, e.groupKey());
       message.setStringProperty("JMSXGroupID", e.groupKey());
+      message.setIntProperty("JMSXGroupSeq", groupSeq(e.id()));
     }
     return message;
+  }
+
+  /**
+   * The {@code JMSXGroupSeq} of message {@code id}: the id itself while it fits a positive int, so
+   * it increases within a group but is not consecutive (ids are shared by all groups of an outbox);
+   * after 2^31 - 1 messages it starts again at 1. Consumers that order or deduplicate use {@value
+   * #ID}, a long.
+   */
+  static int groupSeq(long id) {
+    return (int) ((id - 1) % Integer.MAX_VALUE) + 1;
   }
 }
