@@ -9,6 +9,8 @@ import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -20,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -97,6 +100,40 @@ class RestartIT {
     assertThat(arrived).isEqualTo(published);
     server.stop();
     assertThat(pendingRows()).isZero();
+  }
+
+  /**
+   * A relay configuration Outboxer cannot use fails the deployment, with a message that names the
+   * key: an unknown relay, then a relay without its required setting.
+   */
+  @Test
+  void aBrokenRelayConfigurationFailsTheDeploymentNamingTheKey() throws Exception {
+    jdbcUrl = server.freshDatabase("sqlite");
+
+    server.start(Map.of("OUTBOXER_OUTBOX_DEFAULT_RELAY", "carrier-pigeon"));
+    assertThat(applicationFailureLog())
+        .contains(
+            "OUTBOXER-1007 unknown relay outboxer.outbox.default.relay=carrier-pigeon: expected one"
+                + " of [jms, kafka, sqs]");
+    assertThat(server.get("/demo/received").statusCode()).isEqualTo(404);
+    server.stop();
+
+    server.start(Map.of("OUTBOXER_OUTBOX_DEFAULT_RELAY", "sqs"));
+    assertThat(applicationFailureLog())
+        .contains(
+            "OUTBOXER-1002 missing configuration outboxer.outbox.default.relay.sqs.queue-url: the"
+                + " URL of the FIFO queue the SQS relay sends to");
+    assertThat(server.get("/demo/received").statusCode()).isEqualTo(404);
+  }
+
+  /** The server's log, once it reports that the application failed to start. */
+  private String applicationFailureLog() {
+    Path log = server.dir().resolve("logs/messages.log");
+    return await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .until(() -> Files.readString(log), text -> text.contains("CWWKZ0002E"));
   }
 
   private JsonArray received() throws Exception {
