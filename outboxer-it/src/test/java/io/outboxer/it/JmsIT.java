@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.outboxer.Outbox;
 import io.outboxer.it.jms.OrderedListener;
 import io.outboxer.it.jms.OrderedListener.Consumed;
+import io.outboxer.it.support.Bulk;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
 import io.outboxer.it.support.Sql;
@@ -59,18 +60,9 @@ class JmsIT {
   @Test
   void anMdbWithOneInstanceConsumesEveryGroupInOrder() throws Exception {
     String run = "jms-" + UUID.randomUUID() + "-";
-    Map<String, List<Long>> published = new LinkedHashMap<>();
-    for (int t = 0; t < 20; t++) {
-      tx.begin();
-      for (int i = 0; i < 500; i++) {
-        int seq = t * 500 + i;
-        String group = run + (seq % 100);
-        published
-            .computeIfAbsent(group, g -> new ArrayList<>())
-            .add(outbox.publish(new ItEvents.Jms(group, seq)));
-      }
-      tx.commit();
-    }
+    Map<String, List<Long>> published =
+        Bulk.publish(
+            tx, run, 10_000, 100, (group, seq) -> outbox.publish(new ItEvents.Jms(group, seq)));
 
     await()
         .atMost(Duration.ofSeconds(180))

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.outboxer.Outbox;
 import io.outboxer.OutboxAdmin;
 import io.outboxer.it.support.Brokers;
+import io.outboxer.it.support.Bulk;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
 import io.outboxer.it.support.Sql;
@@ -59,18 +60,9 @@ class SqsIT {
   @Test
   void tenThousandMessagesOverAHundredGroupsArriveCompleteAndInGroupOrder() throws Exception {
     String run = "sqs-" + UUID.randomUUID() + "-";
-    Map<String, List<Long>> published = new LinkedHashMap<>();
-    for (int t = 0; t < 20; t++) {
-      tx.begin();
-      for (int i = 0; i < 500; i++) {
-        int seq = t * 500 + i;
-        String group = run + (seq % 100);
-        published
-            .computeIfAbsent(group, g -> new ArrayList<>())
-            .add(outbox.publish(new ItEvents.Sqs(group, seq)));
-      }
-      tx.commit();
-    }
+    Map<String, List<Long>> published =
+        Bulk.publish(
+            tx, run, 10_000, 100, (group, seq) -> outbox.publish(new ItEvents.Sqs(group, seq)));
 
     Map<String, List<Long>> arrived = receive("outboxer-it.fifo", run, 10_000, 180);
 

@@ -1,5 +1,6 @@
 package io.outboxer.internal.config;
 
+import io.outboxer.OutboxException;
 import java.time.Duration;
 import java.util.Map;
 
@@ -39,5 +40,34 @@ public record OutboxSettings(
   /** The full configuration key of one of this outbox's settings, for messages. */
   public String key(String suffix) {
     return OutboxerSettings.OUTBOX_PREFIX + name + "." + suffix;
+  }
+
+  /** The full key of relay setting {@code setting}: {@code <outbox>.relay.<relay>.<setting>}. */
+  public String relayKey(String setting) {
+    return key("relay." + relay + "." + setting);
+  }
+
+  /**
+   * The value of relay setting {@code setting}.
+   *
+   * @throws OutboxException naming the key, with {@code why} it is needed, when it is not set
+   */
+  public String requiredRelaySetting(String setting, String why) {
+    String value = relaySettings.get(setting);
+    if (value == null) {
+      throw missingRelaySetting(setting, why);
+    }
+    return value;
+  }
+
+  /** The refusal for relay setting {@code setting} missing, naming its key. */
+  public OutboxException missingRelaySetting(String setting, String why) {
+    return new OutboxException(
+        "OUTBOXER-1002 missing configuration " + relayKey(setting) + ": " + why);
+  }
+
+  /** The refusal for relay setting {@code setting}'s value, naming its key and value. */
+  public OutboxException invalidRelaySetting(String setting, String expected) {
+    return ConfigReader.invalid(relayKey(setting), relaySettings.get(setting), expected);
   }
 }

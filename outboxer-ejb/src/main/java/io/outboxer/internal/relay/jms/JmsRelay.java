@@ -58,18 +58,13 @@ public final class JmsRelay implements Relay {
 
   /** Looks up the configured connection factory and queue. */
   public static JmsRelay create(OutboxSettings outbox) {
-    String queueName = outbox.relaySettings().get("queue");
-    if (queueName == null) {
-      throw new OutboxException(
-          "OUTBOXER-1002 missing configuration "
-              + outbox.key("relay.jms.queue")
-              + ": the JNDI name of the queue the JMS relay sends to");
-    }
+    String queueName =
+        outbox.requiredRelaySetting("queue", "the JNDI name of the queue the JMS relay sends to");
     String factoryName =
         outbox.relaySettings().getOrDefault("connection-factory", DEFAULT_CONNECTION_FACTORY);
     return new JmsRelay(
-        lookup(outbox.key("relay.jms.connection-factory"), factoryName, ConnectionFactory.class),
-        lookup(outbox.key("relay.jms.queue"), queueName, Queue.class));
+        lookup(outbox.relayKey("connection-factory"), factoryName, ConnectionFactory.class),
+        lookup(outbox.relayKey("queue"), queueName, Queue.class));
   }
 
   private static <T> T lookup(String key, String jndiName, Class<T> type) {

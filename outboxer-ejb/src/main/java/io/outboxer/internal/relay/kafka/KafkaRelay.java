@@ -1,6 +1,5 @@
 package io.outboxer.internal.relay.kafka;
 
-import io.outboxer.OutboxException;
 import io.outboxer.internal.config.OutboxSettings;
 import io.outboxer.internal.worker.BatchOutcome;
 import io.outboxer.spi.DeliveryReport;
@@ -63,20 +62,11 @@ public final class KafkaRelay implements Relay {
 
   /** Reads the relay's settings; the producers connect at their first batch. */
   public static KafkaRelay create(OutboxSettings outbox) {
+    String topic = outbox.requiredRelaySetting("topic", "the topic the Kafka relay sends to");
+    outbox.requiredRelaySetting(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "the Kafka brokers to connect to");
     Map<String, String> settings = new HashMap<>(outbox.relaySettings());
-    String topic = settings.remove("topic");
-    if (topic == null) {
-      throw new OutboxException(
-          "OUTBOXER-1002 missing configuration "
-              + outbox.key("relay.kafka.topic")
-              + ": the topic the Kafka relay sends to");
-    }
-    if (!settings.containsKey(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)) {
-      throw new OutboxException(
-          "OUTBOXER-1002 missing configuration "
-              + outbox.key("relay.kafka.bootstrap.servers")
-              + ": the Kafka brokers to connect to");
-    }
+    settings.remove("topic");
     String prefix = settings.remove("transactional-id-prefix");
     Properties properties = new Properties();
     properties.putAll(settings);

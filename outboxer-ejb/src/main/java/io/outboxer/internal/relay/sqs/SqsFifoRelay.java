@@ -1,6 +1,5 @@
 package io.outboxer.internal.relay.sqs;
 
-import io.outboxer.OutboxException;
 import io.outboxer.internal.config.Ordering;
 import io.outboxer.internal.config.OutboxSettings;
 import io.outboxer.spi.DeliveryReport;
@@ -97,21 +96,13 @@ public final class SqsFifoRelay implements Relay {
   /** Reads the relay's settings and builds the SQS client; no request is sent yet. */
   public static SqsFifoRelay create(OutboxSettings outbox) {
     Map<String, String> settings = outbox.relaySettings();
-    String queueUrl = settings.get("queue-url");
-    if (queueUrl == null) {
-      throw new OutboxException(
-          "OUTBOXER-1002 missing configuration "
-              + outbox.key("relay.sqs.queue-url")
-              + ": the URL of the FIFO queue the SQS relay sends to");
-    }
+    String queueUrl =
+        outbox.requiredRelaySetting(
+            "queue-url", "the URL of the FIFO queue the SQS relay sends to");
     if (!queueUrl.endsWith(".fifo")) {
-      throw new OutboxException(
-          "OUTBOXER-1001 invalid configuration "
-              + outbox.key("relay.sqs.queue-url")
-              + "="
-              + queueUrl
-              + ": expected a FIFO queue (its name ends with .fifo); standard queues do not keep"
-              + " order");
+      throw outbox.invalidRelaySetting(
+          "queue-url",
+          "expected a FIFO queue (its name ends with .fifo); standard queues do not keep order");
     }
     SqsClientBuilder builder = SqsClient.builder().httpClient(UrlConnectionHttpClient.create());
     String region = settings.get("region");
@@ -120,16 +111,14 @@ public final class SqsFifoRelay implements Relay {
     }
     String endpoint = settings.get("endpoint");
     if (endpoint != null) {
-      builder.endpointOverride(uri(outbox.key("relay.sqs.endpoint"), endpoint));
+      builder.endpointOverride(endpoint(outbox, endpoint));
     }
     String keyId = settings.get("access-key-id");
     String secret = settings.get("secret-access-key");
     if ((keyId == null) != (secret == null)) {
-      throw new OutboxException(
-          "OUTBOXER-1002 missing configuration "
-              + outbox.key(
-                  keyId == null ? "relay.sqs.access-key-id" : "relay.sqs.secret-access-key")
-              + ": access-key-id and secret-access-key go together");
+      throw outbox.missingRelaySetting(
+          keyId == null ? "access-key-id" : "secret-access-key",
+          "access-key-id and secret-access-key go together");
     }
     if (keyId != null) {
       builder.credentialsProvider(
@@ -139,35 +128,24 @@ public final class SqsFifoRelay implements Relay {
     try {
       sqs = builder.build();
     } catch (SdkException e) {
-      throw new OutboxException(
-          "OUTBOXER-1002 missing configuration "
-              + outbox.key("relay.sqs.region")
-              + ": no AWS region configured or found by the SDK ("
-              + e.getMessage()
-              + ")",
-          e);
+      throw outbox.missingRelaySetting(
+          "region", "no AWS region configured or found by the SDK (" + e.getMessage() + ")");
     }
     return new SqsFifoRelay(sqs, queueUrl, outbox.name(), outbox.ordering() == Ordering.TOTAL);
   }
 
-  private static URI uri(String key, String value) {
+  private static URI endpoint(OutboxSettings outbox, String value) {
+    URI uri;
     try {
-      URI uri = new URI(value);
-      if (uri.getScheme() == null || uri.getHost() == null) {
-        throw new URISyntaxException(value, "expected scheme://host[:port]");
-      }
-      return uri;
+      uri = new URI(value);
     } catch (URISyntaxException e) {
-      throw new OutboxException(
-          "OUTBOXER-1001 invalid configuration "
-              + key
-              + "="
-              + value
-              + ": expected a URL such as http://host:port ("
-              + e.getMessage()
-              + ")",
-          e);
+      throw outbox.invalidRelaySetting(
+          "endpoint", "expected a URL such as http://host:port (" + e.getMessage() + ")");
     }
+    if (uri.getScheme() == null || uri.getHost() == null) {
+      throw outbox.invalidRelaySetting("endpoint", "expected a URL such as http://host:port");
+    }
+    return uri;
   }
 
   @Override
