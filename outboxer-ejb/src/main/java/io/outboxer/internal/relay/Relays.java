@@ -7,16 +7,20 @@ import io.outboxer.internal.relay.kafka.KafkaRelay;
 import io.outboxer.internal.relay.sqs.SqsFifoRelay;
 import io.outboxer.spi.Relay;
 import io.outboxer.spi.RelayProvider;
+import java.time.Duration;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeSet;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /** Creates the relay an outbox's configuration names: a built-in one or a {@link RelayProvider}. */
 public final class Relays {
 
-  /** The relays Outboxer ships, by the name an outbox selects them with. */
-  private static final Map<String, Function<OutboxSettings, Relay>> BUILT_IN =
+  /**
+   * The relays Outboxer ships, by the name an outbox selects them with; each is made from the
+   * outbox's settings and the time one relay call may take.
+   */
+  private static final Map<String, BiFunction<OutboxSettings, Duration, Relay>> BUILT_IN =
       Map.of("jms", JmsRelay::create, "kafka", KafkaRelay::create, "sqs", SqsFifoRelay::create);
 
   private Relays() {}
@@ -24,12 +28,14 @@ public final class Relays {
   /**
    * The relay of {@code outbox}, connected to its destination.
    *
+   * @param callBudget how long one {@code deliver} call may take: the built-in relays bound their
+   *     waits by it and send nothing new once it is spent, leaving the rest of the batch pending
    * @throws OutboxException naming the key when the relay is unknown or a setting is missing
    */
-  public static Relay create(OutboxSettings outbox) {
-    Function<OutboxSettings, Relay> builtIn = BUILT_IN.get(outbox.relay());
+  public static Relay create(OutboxSettings outbox, Duration callBudget) {
+    BiFunction<OutboxSettings, Duration, Relay> builtIn = BUILT_IN.get(outbox.relay());
     if (builtIn != null) {
-      return builtIn.apply(outbox);
+      return builtIn.apply(outbox, callBudget);
     }
     TreeSet<String> known = new TreeSet<>(BUILT_IN.keySet());
     for (RelayProvider provider :

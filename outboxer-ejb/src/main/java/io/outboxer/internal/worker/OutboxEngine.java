@@ -64,7 +64,9 @@ public class OutboxEngine {
       database.installSchema();
     }
     for (OutboxSettings outbox : settings.outboxes().values()) {
-      Relay relay = Relays.create(outbox);
+      // A batch starts with at least two thirds of the lease left; the relay call gets one third,
+      // which leaves the completing transaction the last third (ADR 0003).
+      Relay relay = Relays.create(outbox, settings.leaseTtl().dividedBy(3));
       relays.add(relay);
       Optional<String> refusal = store.recordPartitions(outbox.name(), outbox.partitions());
       if (refusal.isPresent()) {

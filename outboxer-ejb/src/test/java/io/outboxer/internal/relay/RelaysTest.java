@@ -5,11 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.outboxer.OutboxException;
 import io.outboxer.internal.config.Ordering;
 import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.spi.Relay;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RelaysTest {
+
+  private static Relay create(OutboxSettings outbox) {
+    return Relays.create(outbox, Duration.ofSeconds(10));
+  }
 
   private static OutboxSettings outbox(String relay, Map<String, String> settings) {
     return new OutboxSettings(
@@ -27,7 +32,7 @@ class RelaysTest {
 
   @Test
   void anUnknownRelayNamesTheKeyAndTheKnownOnes() {
-    assertThatThrownBy(() -> Relays.create(outbox("carrier-pigeon", Map.of())))
+    assertThatThrownBy(() -> create(outbox("carrier-pigeon", Map.of())))
         .isInstanceOf(OutboxException.class)
         .hasMessage(
             "OUTBOXER-1007 unknown relay outboxer.outbox.orders.relay=carrier-pigeon: expected one"
@@ -36,7 +41,7 @@ class RelaysTest {
 
   @Test
   void theJmsRelayNeedsItsQueue() {
-    assertThatThrownBy(() -> Relays.create(outbox("jms", Map.of())))
+    assertThatThrownBy(() -> create(outbox("jms", Map.of())))
         .isInstanceOf(OutboxException.class)
         .hasMessage(
             "OUTBOXER-1002 missing configuration outboxer.outbox.orders.relay.jms.queue: the JNDI"
@@ -45,13 +50,12 @@ class RelaysTest {
 
   @Test
   void theKafkaRelayNeedsItsTopicAndBrokers() {
-    assertThatThrownBy(
-            () -> Relays.create(outbox("kafka", Map.of("bootstrap.servers", "127.0.0.1:9092"))))
+    assertThatThrownBy(() -> create(outbox("kafka", Map.of("bootstrap.servers", "127.0.0.1:9092"))))
         .isInstanceOf(OutboxException.class)
         .hasMessage(
             "OUTBOXER-1002 missing configuration outboxer.outbox.orders.relay.kafka.topic: the"
                 + " topic the Kafka relay sends to");
-    assertThatThrownBy(() -> Relays.create(outbox("kafka", Map.of("topic", "orders"))))
+    assertThatThrownBy(() -> create(outbox("kafka", Map.of("topic", "orders"))))
         .isInstanceOf(OutboxException.class)
         .hasMessage(
             "OUTBOXER-1002 missing configuration"
@@ -61,13 +65,13 @@ class RelaysTest {
 
   @Test
   void theSqsRelayNeedsAFifoQueueAndCompleteCredentials() {
-    assertThatThrownBy(() -> Relays.create(outbox("sqs", Map.of("region", "eu-west-1"))))
+    assertThatThrownBy(() -> create(outbox("sqs", Map.of("region", "eu-west-1"))))
         .isInstanceOf(OutboxException.class)
         .hasMessage(
             "OUTBOXER-1002 missing configuration outboxer.outbox.orders.relay.sqs.queue-url: the"
                 + " URL of the FIFO queue the SQS relay sends to");
     assertThatThrownBy(
-            () -> Relays.create(outbox("sqs", Map.of("queue-url", "https://sqs.example/1/orders"))))
+            () -> create(outbox("sqs", Map.of("queue-url", "https://sqs.example/1/orders"))))
         .isInstanceOf(OutboxException.class)
         .hasMessage(
             "OUTBOXER-1001 invalid configuration"
@@ -76,7 +80,7 @@ class RelaysTest {
                 + " order");
     assertThatThrownBy(
             () ->
-                Relays.create(
+                create(
                     outbox(
                         "sqs",
                         Map.of(
@@ -93,7 +97,7 @@ class RelaysTest {
                 + " secret-access-key go together");
     assertThatThrownBy(
             () ->
-                Relays.create(
+                create(
                     outbox(
                         "sqs",
                         Map.of(

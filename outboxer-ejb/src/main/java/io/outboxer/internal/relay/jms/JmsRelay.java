@@ -13,6 +13,7 @@ import jakarta.jms.JMSProducer;
 import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Queue;
 import jakarta.jms.TextMessage;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -50,21 +51,28 @@ public final class JmsRelay implements Relay {
 
   private final ConnectionFactory connectionFactory;
   private final Queue queue;
+  private final Duration callBudget;
 
-  JmsRelay(ConnectionFactory connectionFactory, Queue queue) {
+  JmsRelay(ConnectionFactory connectionFactory, Queue queue, Duration callBudget) {
     this.connectionFactory = connectionFactory;
     this.queue = queue;
+    this.callBudget = callBudget;
   }
 
-  /** Looks up the configured connection factory and queue. */
-  public static JmsRelay create(OutboxSettings outbox) {
+  /**
+   * Looks up the configured connection factory and queue.
+   *
+   * @param callBudget once a batch took this long, no further message of it is sent
+   */
+  public static JmsRelay create(OutboxSettings outbox, Duration callBudget) {
     String queueName =
         outbox.requiredRelaySetting("queue", "the JNDI name of the queue the JMS relay sends to");
     String factoryName =
         outbox.relaySettings().getOrDefault("connection-factory", DEFAULT_CONNECTION_FACTORY);
     return new JmsRelay(
         lookup(outbox.relayKey("connection-factory"), factoryName, ConnectionFactory.class),
-        lookup(outbox.relayKey("queue"), queueName, Queue.class));
+        lookup(outbox.relayKey("queue"), queueName, Queue.class),
+        callBudget);
   }
 
   private static <T> T lookup(String key, String jndiName, Class<T> type) {
@@ -91,11 +99,15 @@ public final class JmsRelay implements Relay {
 
   @Override
   public DeliveryReport deliver(List<Envelope> batch) {
+    long deadline = System.nanoTime() + callBudget.toNanos();
     DeliveryReport.Builder report = DeliveryReport.builder();
     Set<String> stopped = new HashSet<>();
     try (JMSContext context = connectionFactory.createContext()) {
       JMSProducer producer = context.createProducer().setDeliveryMode(DeliveryMode.PERSISTENT);
       for (Envelope e : batch) {
+        if (System.nanoTime() - deadline > 0) {
+          break; // the rest of the batch stays pending, its attempts not counted
+        }
         if (e.orderingScope() != null && stopped.contains(e.orderingScope())) {
           continue;
         }

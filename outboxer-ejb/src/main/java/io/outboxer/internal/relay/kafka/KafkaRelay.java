@@ -6,6 +6,7 @@ import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * with {@code acks=all} and at most 5 requests in flight; every other producer property comes from
  * {@code outboxer.outbox.<name>.relay.kafka.*} ({@code bootstrap.servers} required, {@code topic}
  * required, {@code transactional-id-prefix} default {@code outboxer-}).
+ *
+ * <p>Unless the configuration sets one of them, {@code delivery.timeout.ms} is the call budget and
+ * {@code request.timeout.ms} and {@code max.block.ms} half of it, so that a batch to a broker that
+ * does not answer fails within the budget; a batch whose first transaction used the budget up is
+ * not sent again: its messages stay pending.
  */
 public final class KafkaRelay implements Relay {
 
@@ -47,21 +53,35 @@ public final class KafkaRelay implements Relay {
 
   private static final Logger LOG = Logger.getLogger(KafkaRelay.class.getName());
 
+  /** The producer's timeouts, derived from the call budget unless the configuration sets one. */
+  private static final List<String> TIMEOUTS =
+      List.of(
+          ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+          ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+          ProducerConfig.MAX_BLOCK_MS_CONFIG);
+
   private final String outbox;
   private final String topic;
   private final String transactionalIdPrefix;
   private final Properties producerProperties;
+  private final Duration callBudget;
   private final Map<Integer, Producer<String, String>> producers = new ConcurrentHashMap<>();
 
-  KafkaRelay(String outbox, String topic, String transactionalIdPrefix, Properties properties) {
+  KafkaRelay(
+      String outbox,
+      String topic,
+      String transactionalIdPrefix,
+      Properties properties,
+      Duration callBudget) {
     this.outbox = outbox;
     this.topic = topic;
     this.transactionalIdPrefix = transactionalIdPrefix;
     this.producerProperties = properties;
+    this.callBudget = callBudget;
   }
 
   /** Reads the relay's settings; the producers connect at their first batch. */
-  public static KafkaRelay create(OutboxSettings outbox) {
+  public static KafkaRelay create(OutboxSettings outbox, Duration callBudget) {
     String topic = outbox.requiredRelaySetting("topic", "the topic the Kafka relay sends to");
     outbox.requiredRelaySetting(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "the Kafka brokers to connect to");
@@ -73,11 +93,24 @@ public final class KafkaRelay implements Relay {
     properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     properties.put(ProducerConfig.ACKS_CONFIG, "all");
     properties.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "5");
-    return new KafkaRelay(outbox.name(), topic, prefix == null ? "outboxer-" : prefix, properties);
+    if (TIMEOUTS.stream().noneMatch(properties::containsKey)) {
+      long budget = callBudget.toMillis();
+      properties.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(budget));
+      properties.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(budget / 2));
+      properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(budget / 2));
+    }
+    return new KafkaRelay(
+        outbox.name(), topic, prefix == null ? "outboxer-" : prefix, properties, callBudget);
+  }
+
+  /** The producer properties in force (for tests). */
+  Properties producerProperties() {
+    return producerProperties;
   }
 
   @Override
   public DeliveryReport deliver(List<Envelope> batch) {
+    long deadline = System.nanoTime() + callBudget.toNanos();
     int partition = batch.get(0).partition();
     Producer<String, String> producer = producer(partition);
     try {
@@ -89,6 +122,9 @@ public final class KafkaRelay implements Relay {
       // prefix rule decides which), and send the rest again.
       BatchOutcome outcome = BatchOutcome.decide(batch, report(batch, failures));
       List<Envelope> rest = outcome.confirmed();
+      if (System.nanoTime() - deadline > 0) {
+        rest = List.of(); // no time for a second transaction: the rest stays pending
+      }
       if (!rest.isEmpty()) {
         Map<Long, String> again = sendInTransaction(producer, rest);
         if (!again.isEmpty()) {

@@ -8,6 +8,7 @@ import io.outboxer.spi.Relay;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -52,6 +53,9 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  * failure of its entries; when SQS could not be reached or answered with a server error, the rest
  * of the batch is left for the next attempt.
  *
+ * <p>Each SQS call may take the call budget at most (the SDK's API call timeout, retries included),
+ * and no request is started once a batch used the budget up: the rest of the batch stays pending.
+ *
  * <p>Settings ({@code outboxer.outbox.<name>.relay.sqs.*}): {@code queue-url} (required, a FIFO
  * queue), {@code region}, {@code endpoint}, {@code access-key-id} with {@code secret-access-key};
  * without them the AWS SDK's default region and credential chains apply.
@@ -85,16 +89,19 @@ public final class SqsFifoRelay implements Relay {
   private final String queueUrl;
   private final String outbox;
   private final boolean totalOrder;
+  private final Duration callBudget;
 
-  SqsFifoRelay(SqsClient sqs, String queueUrl, String outbox, boolean totalOrder) {
+  SqsFifoRelay(
+      SqsClient sqs, String queueUrl, String outbox, boolean totalOrder, Duration callBudget) {
     this.sqs = sqs;
     this.queueUrl = queueUrl;
     this.outbox = outbox;
     this.totalOrder = totalOrder;
+    this.callBudget = callBudget;
   }
 
   /** Reads the relay's settings and builds the SQS client; no request is sent yet. */
-  public static SqsFifoRelay create(OutboxSettings outbox) {
+  public static SqsFifoRelay create(OutboxSettings outbox, Duration callBudget) {
     Map<String, String> settings = outbox.relaySettings();
     String queueUrl =
         outbox.requiredRelaySetting(
@@ -104,7 +111,10 @@ public final class SqsFifoRelay implements Relay {
           "queue-url",
           "expected a FIFO queue (its name ends with .fifo); standard queues do not keep order");
     }
-    SqsClientBuilder builder = SqsClient.builder().httpClient(UrlConnectionHttpClient.create());
+    SqsClientBuilder builder =
+        SqsClient.builder()
+            .httpClient(UrlConnectionHttpClient.create())
+            .overrideConfiguration(c -> c.apiCallTimeout(callBudget));
     String region = settings.get("region");
     if (region != null) {
       builder.region(Region.of(region));
@@ -131,7 +141,8 @@ public final class SqsFifoRelay implements Relay {
       throw outbox.missingRelaySetting(
           "region", "no AWS region configured or found by the SDK (" + e.getMessage() + ")");
     }
-    return new SqsFifoRelay(sqs, queueUrl, outbox.name(), outbox.ordering() == Ordering.TOTAL);
+    return new SqsFifoRelay(
+        sqs, queueUrl, outbox.name(), outbox.ordering() == Ordering.TOTAL, callBudget);
   }
 
   private static URI endpoint(OutboxSettings outbox, String value) {
@@ -150,6 +161,7 @@ public final class SqsFifoRelay implements Relay {
 
   @Override
   public DeliveryReport deliver(List<Envelope> batch) {
+    long deadline = System.nanoTime() + callBudget.toNanos();
     DeliveryReport.Builder report = DeliveryReport.builder();
     Set<String> stopped = new HashSet<>();
     for (List<Envelope> round : rounds(batch)) {
@@ -160,7 +172,7 @@ public final class SqsFifoRelay implements Relay {
         }
       }
       for (List<Envelope> request : requests(open)) {
-        if (!send(request, report, stopped)) {
+        if (System.nanoTime() - deadline > 0 || !send(request, report, stopped)) {
           return report.build();
         }
       }

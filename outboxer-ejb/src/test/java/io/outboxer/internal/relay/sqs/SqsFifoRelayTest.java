@@ -2,9 +2,16 @@ package io.outboxer.internal.relay.sqs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.outboxer.internal.config.Ordering;
+import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -72,7 +79,8 @@ class SqsFifoRelayTest {
 
   @Test
   void aGroupKeySqsCannotTakeIsHashedAndUngroupedMessagesAreTheirOwnGroup() {
-    SqsFifoRelay relay = new SqsFifoRelay(null, "https://sqs/1/orders.fifo", "orders", false);
+    SqsFifoRelay relay =
+        new SqsFifoRelay(null, "https://sqs/1/orders.fifo", "orders", false, Duration.ofSeconds(1));
 
     assertThat(relay.groupId(message(1, "customer-42", "{}"), "orders:1")).isEqualTo("customer-42");
     assertThat(relay.groupId(message(2, "kunde müller", "{}"), "orders:2"))
@@ -84,9 +92,54 @@ class SqsFifoRelayTest {
 
   @Test
   void withTotalOrderingTheWholeOutboxIsOneSqsGroup() {
-    SqsFifoRelay relay = new SqsFifoRelay(null, "https://sqs/1/orders.fifo", "orders", true);
+    SqsFifoRelay relay =
+        new SqsFifoRelay(null, "https://sqs/1/orders.fifo", "orders", true, Duration.ofSeconds(1));
 
     assertThat(relay.groupId(message(1, "customer-42", "{}"), "orders:1")).isEqualTo("orders");
     assertThat(relay.groupId(message(2, null, "{}"), "orders:2")).isEqualTo("orders");
+  }
+
+  /**
+   * An SQS endpoint that takes the connection and never answers: the batch ends within the call
+   * budget, the request's messages failed, the rest of the batch unreported (still pending).
+   */
+  @Test
+  void aBatchToAnSqsThatNeverAnswersEndsWithinTheCallBudget() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      String endpoint = "http://127.0.0.1:" + silent.getLocalPort();
+      OutboxSettings outbox =
+          new OutboxSettings(
+              "orders",
+              Ordering.GROUP,
+              1,
+              0,
+              Duration.ofSeconds(1),
+              Duration.ofSeconds(60),
+              100,
+              false,
+              "sqs",
+              Map.of(
+                  "queue-url", endpoint + "/000000000000/orders.fifo",
+                  "endpoint", endpoint,
+                  "region", "eu-west-1",
+                  "access-key-id", "id",
+                  "secret-access-key", "secret"));
+      List<Envelope> batch =
+          List.of(message(1, "a", "{}"), message(2, "b", "{}"), message(3, "a", "{}"));
+
+      long started = System.nanoTime();
+      DeliveryReport report;
+      try (SqsFifoRelay relay = SqsFifoRelay.create(outbox, Duration.ofMillis(500))) {
+        report = relay.deliver(batch);
+      }
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+      assertThat(report.confirmed()).isEmpty();
+      assertThat(report.failed()).containsOnlyKeys(1L, 2L);
+      assertThat(report.failed().get(1L))
+          .startsWith("SQS refused the request to " + endpoint + "/000000000000/orders.fifo: ")
+          .contains("timeout configuration: 500 millis");
+      assertThat(took).isLessThan(Duration.ofSeconds(5));
+    }
   }
 }

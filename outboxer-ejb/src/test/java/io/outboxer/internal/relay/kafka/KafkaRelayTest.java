@@ -1,0 +1,60 @@
+package io.outboxer.internal.relay.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.outboxer.internal.config.Ordering;
+import io.outboxer.internal.config.OutboxSettings;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class KafkaRelayTest {
+
+  private static Properties producerProperties(Map<String, String> extra) {
+    Map<String, String> settings = new HashMap<>(extra);
+    settings.put("topic", "orders");
+    settings.put("bootstrap.servers", "127.0.0.1:9092");
+    OutboxSettings outbox =
+        new OutboxSettings(
+            "orders",
+            Ordering.GROUP,
+            1,
+            0,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(60),
+            100,
+            false,
+            "kafka",
+            settings);
+    try (KafkaRelay relay = KafkaRelay.create(outbox, Duration.ofSeconds(10))) {
+      return relay.producerProperties();
+    }
+  }
+
+  @Test
+  void theProducerIsIdempotentAndItsTimeoutsFollowTheCallBudget() {
+    Properties p = producerProperties(Map.of("compression.type", "zstd"));
+
+    assertThat(p)
+        .containsEntry("enable.idempotence", "true")
+        .containsEntry("acks", "all")
+        .containsEntry("max.in.flight.requests.per.connection", "5")
+        .containsEntry("delivery.timeout.ms", "10000")
+        .containsEntry("request.timeout.ms", "5000")
+        .containsEntry("max.block.ms", "5000")
+        .containsEntry("compression.type", "zstd")
+        .containsEntry("bootstrap.servers", "127.0.0.1:9092")
+        .doesNotContainKeys("topic", "transactional-id-prefix");
+  }
+
+  @Test
+  void timeoutsTheConfigurationSetsAreLeftAsTheyAre() {
+    Properties p = producerProperties(Map.of("request.timeout.ms", "30000"));
+
+    assertThat(p)
+        .containsEntry("request.timeout.ms", "30000")
+        .doesNotContainKeys("delivery.timeout.ms", "max.block.ms");
+  }
+}
