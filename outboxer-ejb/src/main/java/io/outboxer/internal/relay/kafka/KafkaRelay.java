@@ -220,7 +220,7 @@ public final class KafkaRelay implements Relay {
     Producer<String, String> producer = producers.remove(partition);
     if (producer != null) {
       try {
-        producer.close();
+        producer.close(callBudget);
       } catch (RuntimeException e) {
         LOG.log(Level.FINE, "closing a Kafka producer failed", e);
       }
