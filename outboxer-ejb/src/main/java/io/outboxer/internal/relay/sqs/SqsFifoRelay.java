@@ -201,7 +201,10 @@ public final class SqsFifoRelay implements Relay {
         report.failed(e.id(), reason);
         stop(e, stopped);
       }
-      return ex instanceof AwsServiceException service && service.statusCode() < 500;
+      // Only a refusal of this request's content (HTTP 400, not throttling) lets the batch go on.
+      return ex instanceof AwsServiceException service
+          && service.statusCode() == 400
+          && !service.isThrottlingException();
     }
     for (SendMessageBatchResultEntry ok : response.successful()) {
       Envelope e = byEntry.remove(ok.id());
