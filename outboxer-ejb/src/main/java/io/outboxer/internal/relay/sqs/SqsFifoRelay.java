@@ -183,7 +183,8 @@ public final class SqsFifoRelay implements Relay {
   /**
    * Sends one request and records its outcome.
    *
-   * @return false when SQS could not be reached or failed on its side: stop the batch
+   * @return false when the rest of the batch should wait: SQS could not be reached, throttled, or
+   *     failed the request for another reason than its content
    */
   private boolean send(List<Envelope> request, DeliveryReport.Builder report, Set<String> stopped) {
     Map<String, Envelope> byEntry = new LinkedHashMap<>();
