@@ -1,5 +1,6 @@
 package io.outboxer.spi;
 
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -24,4 +25,19 @@ public interface RelayProvider {
    * @throws io.outboxer.OutboxException naming the key when a setting is missing or invalid
    */
   Relay create(String outbox, Map<String, String> settings);
+
+  /**
+   * Creates the relay of one outbox, which must finish each {@link Relay#deliver} call within
+   * {@code callBudget} (a third of {@code outboxer.lease.ttl}): bound every wait by it and send
+   * nothing new once it is spent, leaving the rest of the batch unreported. Otherwise a slow
+   * destination could still be receiving a batch when another server has taken the partition's
+   * lease. The engine calls this method; by default it ignores the budget.
+   *
+   * @param outbox the outbox name
+   * @param settings the outbox's {@code relay.<name>.*} keys, with that prefix removed
+   * @param callBudget the time one {@code deliver} call may take
+   */
+  default Relay create(String outbox, Map<String, String> settings, Duration callBudget) {
+    return create(outbox, settings);
+  }
 }

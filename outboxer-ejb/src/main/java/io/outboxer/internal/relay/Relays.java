@@ -29,7 +29,8 @@ public final class Relays {
    * The relay of {@code outbox}, connected to its destination.
    *
    * @param callBudget how long one {@code deliver} call may take: the built-in relays bound their
-   *     waits by it and send nothing new once it is spent, leaving the rest of the batch pending
+   *     waits by it and send nothing new once it is spent, leaving the rest of the batch pending; a
+   *     {@link RelayProvider} receives it too
    * @throws OutboxException naming the key when the relay is unknown or a setting is missing
    */
   public static Relay create(OutboxSettings outbox, Duration callBudget) {
@@ -41,7 +42,7 @@ public final class Relays {
     for (RelayProvider provider :
         ServiceLoader.load(RelayProvider.class, Relays.class.getClassLoader())) {
       if (provider.name().equals(outbox.relay())) {
-        return provider.create(outbox.name(), outbox.relaySettings());
+        return provider.create(outbox.name(), outbox.relaySettings(), callBudget);
       }
       known.add(provider.name());
     }

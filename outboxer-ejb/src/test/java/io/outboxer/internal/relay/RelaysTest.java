@@ -1,5 +1,6 @@
 package io.outboxer.internal.relay;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.outboxer.OutboxException;
@@ -36,7 +37,7 @@ class RelaysTest {
         .isInstanceOf(OutboxException.class)
         .hasMessage(
             "OUTBOXER-1007 unknown relay outboxer.outbox.orders.relay=carrier-pigeon: expected one"
-                + " of [jms, kafka, sqs]");
+                + " of [echo, jms, kafka, sqs]");
   }
 
   @Test
@@ -112,5 +113,15 @@ class RelaysTest {
             "OUTBOXER-1001 invalid configuration"
                 + " outboxer.outbox.orders.relay.sqs.endpoint=localhost:9324: expected a URL such"
                 + " as http://host:port");
+  }
+
+  @Test
+  void aRelayProviderGetsItsSettingsAndTheCallBudget() {
+    Relay relay = create(outbox("echo", Map.of("target", "somewhere")));
+
+    assertThat(relay)
+        .isEqualTo(
+            new EchoRelayProvider.EchoRelay(
+                "orders", Map.of("target", "somewhere"), Duration.ofSeconds(10)));
   }
 }
