@@ -55,3 +55,12 @@ create table if not exists outboxer_lease (
     expires_at    bigint       not null default 0,
     primary key (outbox, partition_no)
 );
+
+-- One row per (outbox, node delivering it): the node's last heartbeat. The nodes heard from within
+-- the lease ttl share the outbox's partitions fairly; a node deletes its rows when it stops.
+create table if not exists outboxer_node (
+    outbox        varchar(100) not null,
+    node_id       varchar(200) not null,
+    heartbeat_at  bigint       not null,
+    primary key (outbox, node_id)
+);

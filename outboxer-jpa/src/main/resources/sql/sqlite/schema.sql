@@ -49,3 +49,10 @@ create table if not exists outboxer_lease (
     expires_at    integer not null default 0,
     primary key (outbox, partition_no)
 );
+
+create table if not exists outboxer_node (
+    outbox        text    not null,
+    node_id       text    not null,
+    heartbeat_at  integer not null,
+    primary key (outbox, node_id)
+);

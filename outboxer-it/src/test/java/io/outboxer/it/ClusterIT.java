@@ -1,5 +1,8 @@
 package io.outboxer.it;
 
+import static io.outboxer.it.support.SuiteDatabase.count;
+import static io.outboxer.it.support.SuiteDatabase.execute;
+import static io.outboxer.it.support.SuiteDatabase.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,11 +11,6 @@ import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,8 +63,8 @@ class ClusterIT {
   @Order(1)
   @RunAsClient
   void startBothEngines() throws Exception {
-    sql("drop table if exists it_delivery");
-    sql(
+    execute("drop table if exists it_delivery");
+    execute(
         "create table it_delivery (app varchar(100), message_id bigint, group_key varchar(500),"
             + " partition_no int, lease_owner varchar(200), lease_epoch bigint, started_at bigint,"
             + " finished_at bigint)");
@@ -148,40 +146,5 @@ class ClusterIT {
     assertThat(firstArrivals).hasSize(GROUPS);
     assertThat(firstArrivals.values().stream().mapToInt(List::size).sum()).isEqualTo(MESSAGES);
     firstArrivals.forEach((group, ids) -> assertThat(ids).as(group).isSorted());
-  }
-
-  private static Connection connect() throws SQLException {
-    return DriverManager.getConnection(
-        System.getProperty("outboxer.it.pg.url") + System.getProperty("outboxer.it.pg.database"),
-        "postgres",
-        "");
-  }
-
-  private static void sql(String sql) throws SQLException {
-    try (Connection c = connect();
-        Statement s = c.createStatement()) {
-      s.execute(sql);
-    }
-  }
-
-  private static long count(String sql) throws SQLException {
-    return ((Number) rows(sql).get(0)[0]).longValue();
-  }
-
-  private static List<Object[]> rows(String sql) throws SQLException {
-    try (Connection c = connect();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      List<Object[]> rows = new ArrayList<>();
-      int n = rs.getMetaData().getColumnCount();
-      while (rs.next()) {
-        Object[] row = new Object[n];
-        for (int i = 0; i < n; i++) {
-          row[i] = rs.getObject(i + 1);
-        }
-        rows.add(row);
-      }
-      return rows;
-    }
   }
 }

@@ -19,7 +19,9 @@ import javax.sql.DataSource;
 public class Database {
 
   private static final Logger LOG = Logger.getLogger(Database.class.getName());
-  private static final String[] TABLES = {"outboxer_message", "outboxer_outbox", "outboxer_lease"};
+  private static final String[] TABLES = {
+    "outboxer_message", "outboxer_outbox", "outboxer_lease", "outboxer_node"
+  };
 
   /**
    * Unshareable: these connections are used outside transactions, and Liberty keeps a shareable one

@@ -189,6 +189,48 @@ public class JpaOutboxStore {
   }
 
   /**
+   * Records that {@code node} delivers {@code outbox} now, and forgets nodes silent for ten ttls.
+   *
+   * @return how many nodes delivered the outbox within {@code ttl}, this one included
+   */
+  @Transactional
+  public int heartbeat(String outbox, String node, Duration ttl) {
+    em.createNativeQuery(
+            "insert into outboxer_node (outbox, node_id, heartbeat_at) values (:outbox, :node, "
+                + now()
+                + ") on conflict (outbox, node_id) do update set heartbeat_at ="
+                + " excluded.heartbeat_at")
+        .setParameter("outbox", outbox)
+        .setParameter("node", node)
+        .executeUpdate();
+    em.createNativeQuery(
+            "delete from outboxer_node where outbox = :outbox and heartbeat_at < "
+                + now()
+                + " - :forget")
+        .setParameter("outbox", outbox)
+        .setParameter("forget", ttl.toMillis() * 10)
+        .executeUpdate();
+    return number(
+            em.createNativeQuery(
+                    "select count(*) from outboxer_node where outbox = :outbox and heartbeat_at > "
+                        + now()
+                        + " - :ttl")
+                .setParameter("outbox", outbox)
+                .setParameter("ttl", ttl.toMillis())
+                .getSingleResult())
+        .intValue();
+  }
+
+  /** Forgets {@code node}'s heartbeat for {@code outbox}: it no longer delivers it. */
+  @Transactional
+  public void leave(String outbox, String node) {
+    em.createNativeQuery("delete from outboxer_node where outbox = :outbox and node_id = :node")
+        .setParameter("outbox", outbox)
+        .setParameter("node", node)
+        .executeUpdate();
+  }
+
+  /**
    * Reads the next batch of a partition in id order: heads whose retry time has come are ready
    * again; with group ordering, rows met behind a blocked head of their group are held (once each)
    * and left out; with total ordering, nothing is read while a head waits.

@@ -54,6 +54,7 @@ public class OutboxEngine {
   private OutboxerSettings settings;
   private final Map<String, String> refused = new ConcurrentHashMap<>();
   private final Map<String, PartitionWorker[]> workers = new LinkedHashMap<>();
+  private final Map<String, FairShare> shares = new LinkedHashMap<>();
   private final List<Relay> relays = new ArrayList<>();
   private final List<Future<?>> polls = new ArrayList<>();
 
@@ -75,10 +76,13 @@ public class OutboxEngine {
         continue;
       }
       store.createLeases(outbox.name(), outbox.partitions());
+      FairShare share = new FairShare(outbox.partitions());
+      shares.put(outbox.name(), share);
       PartitionWorker[] partitionWorkers = new PartitionWorker[outbox.partitions()];
       for (int p = 0; p < outbox.partitions(); p++) {
         partitionWorkers[p] =
-            new PartitionWorker(outbox, p, settings.nodeId(), settings.leaseTtl(), store, relay);
+            new PartitionWorker(
+                outbox, p, settings.nodeId(), settings.leaseTtl(), store, relay, share);
       }
       workers.put(outbox.name(), partitionWorkers);
     }
@@ -93,6 +97,11 @@ public class OutboxEngine {
       LOG.info("OUTBOXER-0003 outboxer.delivery.enabled=false: this server publishes only");
       return;
     }
+    heartbeat();
+    long heartbeat = settings.leaseTtl().toMillis() / 3;
+    polls.add(
+        executor.scheduleWithFixedDelay(
+            this::heartbeat, heartbeat, heartbeat, TimeUnit.MILLISECONDS));
     long poll = settings.pollInterval().toMillis();
     for (PartitionWorker[] partitionWorkers : workers.values()) {
       for (PartitionWorker worker : partitionWorkers) {
@@ -101,12 +110,36 @@ public class OutboxEngine {
     }
   }
 
+  /**
+   * Tells the database that this node delivers its outboxes, and sets each outbox's fair share from
+   * the number of nodes that do.
+   */
+  private void heartbeat() {
+    shares.forEach(
+        (outbox, share) -> {
+          try {
+            share.nodes(store.heartbeat(outbox, settings.nodeId(), settings.leaseTtl()));
+          } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "OUTBOXER-3008 heartbeat of outbox " + outbox + " failed", e);
+          }
+        });
+  }
+
   @PreDestroy
   void stop() {
     polls.forEach(f -> f.cancel(false));
     for (PartitionWorker[] partitionWorkers : workers.values()) {
       for (PartitionWorker worker : partitionWorkers) {
         worker.stop(STOP_WAIT);
+      }
+    }
+    if (settings.deliveryEnabled()) {
+      for (String outbox : shares.keySet()) {
+        try {
+          store.leave(outbox, settings.nodeId());
+        } catch (RuntimeException e) {
+          LOG.log(Level.WARNING, "OUTBOXER-3008 heartbeat of outbox " + outbox + " failed", e);
+        }
       }
     }
     for (Relay relay : relays) {

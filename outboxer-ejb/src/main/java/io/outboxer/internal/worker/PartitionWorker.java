@@ -29,6 +29,7 @@ public final class PartitionWorker implements Runnable {
   private final Duration leaseTtl;
   private final JpaOutboxStore store;
   private final Relay relay;
+  private final FairShare share;
 
   private final ReentrantLock running = new ReentrantLock();
   private final AtomicBoolean wakeRequested = new AtomicBoolean();
@@ -42,13 +43,15 @@ public final class PartitionWorker implements Runnable {
       String owner,
       Duration leaseTtl,
       JpaOutboxStore store,
-      Relay relay) {
+      Relay relay,
+      FairShare share) {
     this.outbox = outbox;
     this.partition = partition;
     this.owner = owner;
     this.leaseTtl = leaseTtl;
     this.store = store;
     this.relay = relay;
+    this.share = share;
   }
 
   @Override
@@ -97,7 +100,7 @@ public final class PartitionWorker implements Runnable {
                 + partition
                 + " was lost during a batch; its outcome was not recorded and the batch will be"
                 + " delivered again by the new owner");
-        lease = null;
+        dropLease();
         return;
       }
       if (outcome.confirmed().isEmpty() && outcome.failed().isEmpty()) {
@@ -108,11 +111,28 @@ public final class PartitionWorker implements Runnable {
 
   /**
    * True when this worker holds a lease with at least two thirds of its time left, renewing or
-   * taking it first when needed. The database decides validity; the local clock only decides when
-   * to renew, and the completion of every batch is fenced by the lease's epoch.
+   * taking it first when needed; false after handing the lease back because this node holds more
+   * than its {@link FairShare}. The database decides validity; the local clock only decides when to
+   * renew, and the completion of every batch is fenced by the lease's epoch.
    */
   private boolean holdsLease() {
     long now = System.nanoTime();
+    if (lease != null && share.tryHandBack()) {
+      Lease handedBack = lease;
+      lease = null;
+      store.release(handedBack);
+      LOG.info(
+          "OUTBOXER-3007 "
+              + owner
+              + " handed outbox "
+              + outbox.name()
+              + " partition "
+              + partition
+              + " back: this node's fair share is "
+              + share.share()
+              + " partitions");
+      return false;
+    }
     long renewAfter = leaseTtl.toNanos() / 3;
     if (lease != null && now - leaseRenewedAt < renewAfter) {
       return true;
@@ -130,8 +150,18 @@ public final class PartitionWorker implements Runnable {
               + " epoch "
               + lease.epoch()
               + " expired before it was renewed");
+      dropLease();
     }
-    lease = store.acquire(outbox.name(), partition, owner, leaseTtl).orElse(null);
+    if (!share.tryTake()) {
+      return false;
+    }
+    try {
+      lease = store.acquire(outbox.name(), partition, owner, leaseTtl).orElse(null);
+    } finally {
+      if (lease == null) {
+        share.giveBack();
+      }
+    }
     if (lease != null) {
       leaseRenewedAt = now;
       LOG.info(
@@ -147,6 +177,11 @@ public final class PartitionWorker implements Runnable {
     return lease != null;
   }
 
+  private void dropLease() {
+    lease = null;
+    share.giveBack();
+  }
+
   /** Stops after the current batch and gives the lease back. */
   public void stop(Duration wait) {
     stopped = true;
@@ -154,8 +189,9 @@ public final class PartitionWorker implements Runnable {
       if (running.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) {
         try {
           if (lease != null) {
-            store.release(lease);
-            lease = null;
+            Lease released = lease;
+            dropLease();
+            store.release(released);
           }
         } finally {
           running.unlock();
