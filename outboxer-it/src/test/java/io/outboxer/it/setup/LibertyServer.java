@@ -62,12 +62,29 @@ public final class LibertyServer {
     return System.getProperty("outboxer.it.pg.url") + db + "?user=postgres";
   }
 
+  /** Points the server at the database {@code other} uses: two servers, one outbox table. */
+  public void shareDatabaseOf(LibertyServer other) {
+    database.clear();
+    database.putAll(other.database);
+  }
+
   /**
    * Starts the server with these environment variables besides the database's. It starts clean,
    * since Liberty would otherwise reuse the configuration it resolved with the previous values.
    */
   public void start(Map<String, String> env) throws Exception {
     run("start", env, "--clean");
+  }
+
+  /** Ends the server's process as a crash would (SIGKILL), and waits until it is gone. */
+  public void kill() throws Exception {
+    long pid =
+        Long.parseLong(Files.readString(wlp.resolve("usr/servers/.pid/" + name + ".pid")).trim());
+    ProcessHandle process =
+        ProcessHandle.of(pid)
+            .orElseThrow(() -> new IllegalStateException("server " + name + " is not running"));
+    process.destroyForcibly();
+    process.onExit().get();
   }
 
   /** Stops the server; fine when it is not running. */
