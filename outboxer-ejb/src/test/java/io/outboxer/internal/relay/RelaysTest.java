@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.outboxer.OutboxException;
-import io.outboxer.internal.config.Ordering;
 import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.config.TestOutboxes;
 import io.outboxer.spi.Relay;
 import java.time.Duration;
 import java.util.Map;
@@ -18,17 +18,7 @@ class RelaysTest {
   }
 
   private static OutboxSettings outbox(String relay, Map<String, String> settings) {
-    return new OutboxSettings(
-        "orders",
-        Ordering.GROUP,
-        1,
-        0,
-        Duration.ofSeconds(1),
-        Duration.ofSeconds(60),
-        100,
-        false,
-        relay,
-        settings);
+    return TestOutboxes.orders(relay, settings);
   }
 
   @Test

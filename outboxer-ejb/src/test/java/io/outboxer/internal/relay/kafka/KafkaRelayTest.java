@@ -2,8 +2,8 @@ package io.outboxer.internal.relay.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxer.internal.config.Ordering;
 import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.config.TestOutboxes;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -16,18 +16,7 @@ class KafkaRelayTest {
     Map<String, String> settings = new HashMap<>(extra);
     settings.put("topic", "orders");
     settings.put("bootstrap.servers", "127.0.0.1:9092");
-    OutboxSettings outbox =
-        new OutboxSettings(
-            "orders",
-            Ordering.GROUP,
-            1,
-            0,
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(60),
-            100,
-            false,
-            "kafka",
-            settings);
+    OutboxSettings outbox = TestOutboxes.orders("kafka", settings);
     try (KafkaRelay relay = KafkaRelay.create(outbox, Duration.ofSeconds(10))) {
       return relay.producerProperties();
     }

@@ -2,8 +2,8 @@ package io.outboxer.internal.relay.sqs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxer.internal.config.Ordering;
 import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.config.TestOutboxes;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import java.net.InetAddress;
@@ -108,15 +108,7 @@ class SqsFifoRelayTest {
     try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       String endpoint = "http://127.0.0.1:" + silent.getLocalPort();
       OutboxSettings outbox =
-          new OutboxSettings(
-              "orders",
-              Ordering.GROUP,
-              1,
-              0,
-              Duration.ofSeconds(1),
-              Duration.ofSeconds(60),
-              100,
-              false,
+          TestOutboxes.orders(
               "sqs",
               Map.of(
                   "queue-url", endpoint + "/000000000000/orders.fifo",

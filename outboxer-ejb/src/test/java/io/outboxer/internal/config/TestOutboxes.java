@@ -1,0 +1,25 @@
+package io.outboxer.internal.config;
+
+import java.time.Duration;
+import java.util.Map;
+
+/** Outbox settings for unit tests: outbox "orders", group ordering, the defaults otherwise. */
+public final class TestOutboxes {
+
+  private TestOutboxes() {}
+
+  /** Outbox "orders" delivered by {@code relay} with these {@code relay.<relay>.*} settings. */
+  public static OutboxSettings orders(String relay, Map<String, String> relaySettings) {
+    return new OutboxSettings(
+        "orders",
+        Ordering.GROUP,
+        1,
+        0,
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(60),
+        100,
+        false,
+        relay,
+        relaySettings);
+  }
+}
