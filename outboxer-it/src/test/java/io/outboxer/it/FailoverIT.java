@@ -3,12 +3,9 @@ package io.outboxer.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxer.it.setup.DemoClient;
 import io.outboxer.it.setup.LibertyServer;
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
-import jakarta.json.JsonObject;
-import java.io.StringReader;
-import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -75,25 +72,16 @@ class FailoverIT {
         .atMost(Duration.ofSeconds(18))
         .until(this::holders, h -> h.equals(Map.of(survivorNode, 4L)));
 
+    DemoClient demo = new DemoClient(survivor);
     Map<String, List<Long>> published = new LinkedHashMap<>();
     for (int i = 0; i < 40; i++) {
       String order = "f" + (i % 8);
-      HttpResponse<String> response = survivor.post("/demo/orders/" + order + "/paid", null);
-      assertThat(response.statusCode()).isEqualTo(201);
-      published
-          .computeIfAbsent("order:" + order, g -> new ArrayList<>())
-          .add(json(response.body()).getJsonNumber("messageId").longValue());
+      published.computeIfAbsent("order:" + order, g -> new ArrayList<>()).add(demo.pay(order));
     }
     JsonArray received =
-        await().atMost(Duration.ofSeconds(60)).until(this::received, array -> array.size() >= 40);
-    Map<String, List<Long>> arrived = new LinkedHashMap<>();
-    for (JsonObject r : received.getValuesAs(JsonObject.class)) {
-      arrived
-          .computeIfAbsent(r.getString("group"), g -> new ArrayList<>())
-          .add(r.getJsonNumber("id").longValue());
-    }
+        await().atMost(Duration.ofSeconds(60)).until(demo::received, array -> array.size() >= 40);
     assertThat(received).hasSize(40);
-    assertThat(arrived).isEqualTo(published);
+    assertThat(DemoClient.byGroup(received)).isEqualTo(published);
   }
 
   /** The owners of the outbox "default"'s live leases, with how many each holds. */
@@ -112,15 +100,5 @@ class FailoverIT {
       }
     }
     return holders;
-  }
-
-  private JsonArray received() throws Exception {
-    HttpResponse<String> response = survivor.get("/demo/received");
-    assertThat(response.statusCode()).isEqualTo(200);
-    return Json.createReader(new StringReader(response.body())).readArray();
-  }
-
-  private static JsonObject json(String body) {
-    return Json.createReader(new StringReader(body)).readObject();
   }
 }

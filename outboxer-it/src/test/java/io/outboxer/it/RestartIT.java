@@ -3,11 +3,10 @@ package io.outboxer.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxer.it.setup.DemoClient;
 import io.outboxer.it.setup.LibertyServer;
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
-import java.io.StringReader;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +36,7 @@ class RestartIT {
   private final LibertyServer server =
       new LibertyServer(
           System.getProperty("outboxer.it.server"), System.getProperty("outboxer.it.port"));
+  private final DemoClient demo = new DemoClient(server);
   private String jdbcUrl;
 
   @AfterEach
@@ -54,12 +54,9 @@ class RestartIT {
     Map<String, List<Long>> published = new LinkedHashMap<>();
     for (int i = 0; i < 20; i++) {
       String order = "r" + (i % 4);
-      HttpResponse<String> response = server.post("/demo/orders/" + order + "/paid", null);
-      assertThat(response.statusCode()).isEqualTo(201);
-      long id = json(response.body()).getJsonNumber("messageId").longValue();
-      published.computeIfAbsent("order:" + order, g -> new ArrayList<>()).add(id);
+      published.computeIfAbsent("order:" + order, g -> new ArrayList<>()).add(demo.pay(order));
     }
-    assertThat(received()).isEmpty();
+    assertThat(demo.received()).isEmpty();
     server.stop();
     assertThat(pendingRows()).isEqualTo(20);
 
@@ -72,7 +69,7 @@ class RestartIT {
             .pollInterval(Duration.ofMillis(500))
             .ignoreExceptions()
             .until(() -> server.get("/health/ready"), r -> r.statusCode() == 503);
-    JsonObject check = json(ready.body()).getJsonArray("checks").getJsonObject(0);
+    JsonObject check = DemoClient.json(ready.body()).getJsonArray("checks").getJsonObject(0);
     assertThat(check.getString("status")).isEqualTo("DOWN");
     assertThat(check.getJsonObject("data").getString("outbox.default"))
         .isEqualTo(
@@ -81,23 +78,17 @@ class RestartIT {
                 + " the change is undone or the outbox is drained (pending and dead messages"
                 + " delivered or discarded)");
     assertThat(server.post("/demo/orders/r0/paid", null).statusCode()).isEqualTo(500);
-    assertThat(received()).isEmpty();
+    assertThat(demo.received()).isEmpty();
     server.stop();
     assertThat(pendingRows()).isEqualTo(20);
 
     server.start(Map.of());
     server.awaitReady();
     JsonArray received =
-        await().atMost(Duration.ofSeconds(60)).until(this::received, array -> array.size() >= 20);
+        await().atMost(Duration.ofSeconds(60)).until(demo::received, array -> array.size() >= 20);
 
-    Map<String, List<Long>> arrived = new LinkedHashMap<>();
-    for (JsonObject r : received.getValuesAs(JsonObject.class)) {
-      arrived
-          .computeIfAbsent(r.getString("group"), g -> new ArrayList<>())
-          .add(r.getJsonNumber("id").longValue());
-    }
     assertThat(received).hasSize(20);
-    assertThat(arrived).isEqualTo(published);
+    assertThat(DemoClient.byGroup(received)).isEqualTo(published);
     server.stop();
     assertThat(pendingRows()).isZero();
   }
@@ -136,12 +127,6 @@ class RestartIT {
         .until(() -> Files.readString(log), text -> text.contains("CWWKZ0002E"));
   }
 
-  private JsonArray received() throws Exception {
-    HttpResponse<String> response = server.get("/demo/received");
-    assertThat(response.statusCode()).isEqualTo(200);
-    return Json.createReader(new StringReader(response.body())).readArray();
-  }
-
   private long pendingRows() throws SQLException {
     try (Connection c = DriverManager.getConnection(jdbcUrl);
         Statement s = c.createStatement();
@@ -149,9 +134,5 @@ class RestartIT {
       rs.next();
       return rs.getLong(1);
     }
-  }
-
-  private static JsonObject json(String body) {
-    return Json.createReader(new StringReader(body)).readObject();
   }
 }
