@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Predicate;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
@@ -29,6 +30,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
@@ -50,7 +53,8 @@ class SqsIT {
   @BeforeEach
   void createQueues() {
     try (SqsClient sqs = Brokers.sqs()) {
-      for (String queue : List.of("outboxer-it.fifo", "outboxer-it-small.fifo")) {
+      for (String queue :
+          List.of("outboxer-it.fifo", "outboxer-it-small.fifo", "outboxer-it-total.fifo")) {
         sqs.createQueue(
             b -> b.queueName(queue).attributes(Map.of(QueueAttributeName.FIFO_QUEUE, "true")));
       }
@@ -143,12 +147,62 @@ class SqsIT {
   }
 
   /**
-   * Receives (and deletes) the messages of this run from {@code queue} until {@code expected} have
-   * arrived; then, by group, their outbox ids in arrival order. A message seen twice fails.
+   * With total ordering the whole outbox is one SQS message group, so the queue hands out grouped
+   * and ungrouped messages alike in id order.
+   */
+  @Test
+  void withTotalOrderingTheQueueKeepsTheOutboxsOrder() throws Exception {
+    String run = "sqs-total-" + UUID.randomUUID() + "-";
+    List<Long> published = new ArrayList<>();
+    for (int t = 0; t < 3; t++) {
+      tx.begin();
+      for (int i = 0; i < 20; i++) {
+        int seq = t * 20 + i;
+        String group = seq % 3 == 2 ? null : run + (seq % 3);
+        published.add(outbox.publish(new ItEvents.SqsTotal(group, seq)));
+      }
+      tx.commit();
+    }
+
+    List<Message> arrived = consume("outboxer-it-total.fifo", 60, 60, m -> true);
+
+    assertThat(arrived.stream().map(SqsIT::id).toList()).containsExactlyElementsOf(published);
+    assertThat(arrived)
+        .extracting(m -> m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID))
+        .containsOnly("it-sqs-total");
+  }
+
+  private static long id(Message m) {
+    return Long.parseLong(m.messageAttributes().get("OutboxerId").stringValue());
+  }
+
+  private static String group(Message m) {
+    MessageAttributeValue group = m.messageAttributes().get("OutboxerGroup");
+    return group == null ? null : group.stringValue();
+  }
+
+  /**
+   * Receives (and deletes) the messages of this run's groups from {@code queue} until {@code
+   * expected} have arrived; then, by group, their outbox ids in arrival order.
    */
   private static Map<String, List<Long>> receive(
       String queue, String run, int expected, int seconds) {
     Map<String, List<Long>> arrived = new LinkedHashMap<>();
+    for (Message m :
+        consume(queue, expected, seconds, m -> group(m) != null && group(m).startsWith(run))) {
+      arrived.computeIfAbsent(group(m), g -> new ArrayList<>()).add(id(m));
+    }
+    return arrived;
+  }
+
+  /**
+   * Receives and deletes the messages of {@code queue}, as a consumer would, until {@code expected}
+   * of those {@code mine} accepts have arrived; returns these in arrival order. A message seen
+   * twice fails.
+   */
+  private static List<Message> consume(
+      String queue, int expected, int seconds, Predicate<Message> mine) {
+    List<Message> arrived = new ArrayList<>();
     Set<Long> seen = new HashSet<>();
     try (SqsClient sqs = Brokers.sqs()) {
       String url = sqs.getQueueUrl(b -> b.queueName(queue)).queueUrl();
@@ -164,7 +218,8 @@ class SqsIT {
                                 b.queueUrl(url)
                                     .maxNumberOfMessages(10)
                                     .waitTimeSeconds(1)
-                                    .messageAttributeNames("All"))
+                                    .messageAttributeNames("All")
+                                    .messageSystemAttributeNames(MessageSystemAttributeName.ALL))
                         .messages();
                 List<DeleteMessageBatchRequestEntry> done = new ArrayList<>();
                 for (Message m : messages) {
@@ -173,17 +228,15 @@ class SqsIT {
                           .id(m.messageId())
                           .receiptHandle(m.receiptHandle())
                           .build());
-                  String group = m.messageAttributes().get("OutboxerGroup").stringValue();
-                  long id = Long.parseLong(m.messageAttributes().get("OutboxerId").stringValue());
-                  if (group.startsWith(run)) {
-                    assertThat(seen.add(id)).as("message %d arrived twice", id).isTrue();
-                    arrived.computeIfAbsent(group, g -> new ArrayList<>()).add(id);
+                  if (mine.test(m)) {
+                    assertThat(seen.add(id(m))).as("message %d arrived twice", id(m)).isTrue();
+                    arrived.add(m);
                   }
                 }
                 if (!done.isEmpty()) {
                   sqs.deleteMessageBatch(b -> b.queueUrl(url).entries(done));
                 }
-                return seen.size() >= expected;
+                return arrived.size() >= expected;
               });
     }
     return arrived;

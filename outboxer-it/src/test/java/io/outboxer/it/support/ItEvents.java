@@ -147,4 +147,12 @@ public final class ItEvents {
       super(group, seq);
     }
   }
+
+  /** Outbox it-sqs-total: the SQS FIFO relay with total ordering. */
+  @Outboxed("it-sqs-total")
+  public static class SqsTotal extends ItEvent {
+    public SqsTotal(String group, int seq) {
+      super(group, seq);
+    }
+  }
 }
