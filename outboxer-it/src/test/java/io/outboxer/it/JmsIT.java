@@ -19,6 +19,7 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.Queue;
 import jakarta.jms.QueueBrowser;
+import jakarta.jms.Topic;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,6 +54,9 @@ class JmsIT {
   @Resource(lookup = "jms/it/small")
   Queue smallQueue;
 
+  @Resource(lookup = "jms/it/topic")
+  Topic topic;
+
   /**
    * The job-queue case: a message-driven bean limited to one instance consumes 10,000 messages of
    * 100 groups, each group in publishing order, and {@code JMSXGroupSeq} increases within a group.
@@ -79,6 +83,38 @@ class JmsIT {
     assertThat(arrived).isEqualTo(published);
     groupSeqs.values().forEach(seqs -> assertThat(seqs).isSorted().doesNotHaveDuplicates());
     assertThat(OrderedListener.mostRunningAtOnce()).isEqualTo(1);
+  }
+
+  /** A subscriber of a topic receives every group in order. */
+  @Test
+  void aTopicSubscriberReceivesEveryGroupInOrder() throws Exception {
+    String run = "jms-topic-" + UUID.randomUUID() + "-";
+    try (JMSContext context = connectionFactory.createContext()) {
+      JMSConsumer subscriber = context.createConsumer(topic);
+      Map<String, List<Long>> published =
+          Bulk.publish(
+              tx, run, 500, 5, (group, seq) -> outbox.publish(new ItEvents.JmsTopic(group, seq)));
+
+      Map<String, List<Long>> arrived = new LinkedHashMap<>();
+      Set<Long> seen = new HashSet<>();
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInSameThread()
+          .until(
+              () -> {
+                for (Message m = subscriber.receiveNoWait();
+                    m != null;
+                    m = subscriber.receiveNoWait()) {
+                  long id = m.getLongProperty("OutboxerId");
+                  assertThat(seen.add(id)).as("message %d arrived twice", id).isTrue();
+                  arrived
+                      .computeIfAbsent(m.getStringProperty("JMSXGroupID"), g -> new ArrayList<>())
+                      .add(id);
+                }
+                return seen.size() == 500;
+              });
+      assertThat(arrived).isEqualTo(published);
+    }
   }
 
   private static List<Consumed> ofRun(List<Consumed> consumed, String run) {

@@ -31,12 +31,18 @@ class RelaysTest {
   }
 
   @Test
-  void theJmsRelayNeedsItsQueue() {
+  void theJmsRelayNeedsAQueueOrATopic() {
     assertThatThrownBy(() -> create(outbox("jms", Map.of())))
         .isInstanceOf(OutboxException.class)
         .hasMessage(
             "OUTBOXER-1002 missing configuration outboxer.outbox.orders.relay.jms.queue: the JNDI"
-                + " name of the queue the JMS relay sends to");
+                + " name of the queue the JMS relay sends to (or relay.jms.topic for a topic)");
+    assertThatThrownBy(
+            () -> create(outbox("jms", Map.of("queue", "jms/orders", "topic", "jms/events"))))
+        .isInstanceOf(OutboxException.class)
+        .hasMessage(
+            "OUTBOXER-1001 invalid configuration outboxer.outbox.orders.relay.jms.topic=jms/events:"
+                + " expected relay.jms.queue or relay.jms.topic, not both");
   }
 
   @Test

@@ -155,4 +155,12 @@ public final class ItEvents {
       super(group, seq);
     }
   }
+
+  /** Outbox it-jms-topic: the JMS relay to a topic. */
+  @Outboxed("it-jms-topic")
+  public static class JmsTopic extends ItEvent {
+    public JmsTopic(String group, int seq) {
+      super(group, seq);
+    }
+  }
 }

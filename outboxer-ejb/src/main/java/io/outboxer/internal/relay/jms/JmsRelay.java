@@ -7,12 +7,14 @@ import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.DeliveryMode;
+import jakarta.jms.Destination;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSProducer;
 import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Queue;
 import jakarta.jms.TextMessage;
+import jakarta.jms.Topic;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -21,14 +23,16 @@ import javax.naming.InitialContext;
 import javax.naming.NamingException;
 
 /**
- * Sends each message as a persistent {@link TextMessage} to a JMS queue, synchronously: a message
- * is confirmed when {@code send} returned, and a group stops at its first failed send. The group
- * key travels as {@code JMSXGroupID}, so that a provider that supports message groups keeps a group
- * on one consumer, and {@code JMSXGroupSeq} increases within the group (see {@link #groupSeq}).
+ * Sends each message as a persistent {@link TextMessage} to a JMS queue or topic, synchronously: a
+ * message is confirmed when {@code send} returned, and a group stops at its first failed send. The
+ * group key travels as {@code JMSXGroupID}, so that a provider that supports message groups keeps a
+ * group on one consumer, and {@code JMSXGroupSeq} increases within the group (see {@link
+ * #groupSeq}).
  *
  * <p>Settings ({@code outboxer.outbox.<name>.relay.jms.*}): {@code queue}, the JNDI name of the
- * queue (required); {@code connection-factory}, the JNDI name of the connection factory (default
- * {@value #DEFAULT_CONNECTION_FACTORY}).
+ * queue, or {@code topic}, the JNDI name of the topic (one of them required); {@code
+ * connection-factory}, the JNDI name of the connection factory (default {@value
+ * #DEFAULT_CONNECTION_FACTORY}).
  */
 public final class JmsRelay implements Relay {
 
@@ -50,28 +54,39 @@ public final class JmsRelay implements Relay {
   public static final String ATTEMPT = "OutboxerAttempt";
 
   private final ConnectionFactory connectionFactory;
-  private final Queue queue;
+  private final Destination destination;
   private final Duration callBudget;
 
-  JmsRelay(ConnectionFactory connectionFactory, Queue queue, Duration callBudget) {
+  JmsRelay(ConnectionFactory connectionFactory, Destination destination, Duration callBudget) {
     this.connectionFactory = connectionFactory;
-    this.queue = queue;
+    this.destination = destination;
     this.callBudget = callBudget;
   }
 
   /**
-   * Looks up the configured connection factory and queue.
+   * Looks up the configured connection factory and queue or topic.
    *
    * @param callBudget once a batch took this long, no further message of it is sent
    */
   public static JmsRelay create(OutboxSettings outbox, Duration callBudget) {
-    String queueName =
-        outbox.requiredRelaySetting("queue", "the JNDI name of the queue the JMS relay sends to");
+    String queueName = outbox.relaySettings().get("queue");
+    String topicName = outbox.relaySettings().get("topic");
+    if (queueName == null && topicName == null) {
+      throw outbox.missingRelaySetting(
+          "queue",
+          "the JNDI name of the queue the JMS relay sends to (or relay.jms.topic for a topic)");
+    }
+    if (queueName != null && topicName != null) {
+      throw outbox.invalidRelaySetting(
+          "topic", "expected relay.jms.queue or relay.jms.topic, not both");
+    }
     String factoryName =
         outbox.relaySettings().getOrDefault("connection-factory", DEFAULT_CONNECTION_FACTORY);
     return new JmsRelay(
         lookup(outbox.relayKey("connection-factory"), factoryName, ConnectionFactory.class),
-        lookup(outbox.relayKey("queue"), queueName, Queue.class),
+        queueName != null
+            ? lookup(outbox.relayKey("queue"), queueName, Queue.class)
+            : lookup(outbox.relayKey("topic"), topicName, Topic.class),
         callBudget);
   }
 
@@ -112,10 +127,10 @@ public final class JmsRelay implements Relay {
           continue;
         }
         try {
-          producer.send(queue, toMessage(context, e));
+          producer.send(destination, toMessage(context, e));
           report.confirmed(e.id());
         } catch (JMSRuntimeException | JMSException ex) {
-          report.failed(e.id(), "JMS send to " + queue + " failed: " + ex);
+          report.failed(e.id(), "JMS send to " + destination + " failed: " + ex);
           if (e.orderingScope() != null) {
             stopped.add(e.orderingScope());
           }
