@@ -1,5 +1,6 @@
 package io.outboxer.it;
 
+import static io.outboxer.it.support.SuiteDatabase.count;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,10 +12,6 @@ import io.outboxer.it.support.ItEvents;
 import io.outboxer.it.support.KafkaRecords;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -129,19 +126,5 @@ class KafkaRestartIT {
     arrived.forEach((group, ids) -> assertThat(ids).as(group).isSorted());
     assertThat(admin.counts("it-kafka-restart").dead()).isZero();
     assertThat(admin.counts("it-kafka-restart").pending()).isZero();
-  }
-
-  private static long count(String sql) throws Exception {
-    try (Connection c =
-            DriverManager.getConnection(
-                System.getProperty("outboxer.it.pg.url")
-                    + System.getProperty("outboxer.it.pg.database"),
-                "postgres",
-                "");
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
-    }
   }
 }
