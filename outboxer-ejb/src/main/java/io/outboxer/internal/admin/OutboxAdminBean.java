@@ -3,10 +3,12 @@ package io.outboxer.internal.admin;
 import io.outboxer.OutboxAdmin;
 import io.outboxer.OutboxCounts;
 import io.outboxer.OutboxException;
-import io.outboxer.internal.config.OutboxSettings;
-import io.outboxer.internal.store.JpaOutboxStore;
+import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.config.OutboxerRuntime;
+import io.outboxer.internal.rules.Ordering;
+import io.outboxer.internal.store.AdminStore;
+import io.outboxer.internal.store.RowState;
 import io.outboxer.internal.store.StoredMessage;
-import io.outboxer.internal.worker.OutboxEngine;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -19,13 +21,13 @@ import java.util.Map;
 @Transactional
 public class OutboxAdminBean implements OutboxAdmin {
 
-  @Inject private OutboxEngine engine;
-  @Inject private JpaOutboxStore store;
+  @Inject private OutboxerRuntime runtime;
+  @Inject private AdminStore store;
 
   @Override
   public OutboxCounts counts(String outbox) {
-    OutboxSettings settings = engine.settings().outbox(outbox);
-    Map<Integer, long[]> byPartition = store.countByPartition(outbox);
+    OutboxConfig settings = runtime.outbox(outbox);
+    Map<Integer, Map<RowState, Long>> byPartition = store.countByPartition(outbox);
     List<OutboxCounts.PartitionCounts> partitions = new ArrayList<>();
     long pending = 0;
     long retrying = 0;
@@ -35,26 +37,30 @@ public class OutboxAdminBean implements OutboxAdmin {
             settings.partitions(),
             byPartition.keySet().stream().mapToInt(p -> p + 1).max().orElse(0));
     for (int p = 0; p < count; p++) {
-      long[] c = byPartition.getOrDefault(p, new long[3]);
-      partitions.add(new OutboxCounts.PartitionCounts(p, c[0], c[1], c[2]));
-      pending += c[0];
-      retrying += c[1];
-      dead += c[2];
+      Map<RowState, Long> c = byPartition.getOrDefault(p, Map.of());
+      long partitionDead = c.getOrDefault(RowState.DEAD, 0L);
+      long partitionRetrying = c.getOrDefault(RowState.WAITING, 0L);
+      long partitionPending = c.values().stream().mapToLong(Long::longValue).sum() - partitionDead;
+      partitions.add(
+          new OutboxCounts.PartitionCounts(p, partitionPending, partitionRetrying, partitionDead));
+      pending += partitionPending;
+      retrying += partitionRetrying;
+      dead += partitionDead;
     }
     return new OutboxCounts(outbox, pending, retrying, dead, List.copyOf(partitions));
   }
 
   @Override
   public int retryDead(String outbox) {
-    engine.settings().outbox(outbox);
+    runtime.outbox(outbox);
     return store.reviveDead(outbox, null);
   }
 
   @Override
   public void retryDead(String outbox, long id) {
-    engine.settings().outbox(outbox);
+    runtime.outbox(outbox);
     StoredMessage message = find(outbox, id);
-    if (message.state() != JpaOutboxStore.DEAD) {
+    if (message.state() != RowState.DEAD) {
       throw new OutboxException(
           "OUTBOXER-4002 message " + id + " of outbox '" + outbox + "' is not dead: it is pending");
     }
@@ -63,8 +69,13 @@ public class OutboxAdminBean implements OutboxAdmin {
 
   @Override
   public void discard(String outbox, long id) {
-    OutboxSettings settings = engine.settings().outbox(outbox);
-    store.discard(settings, find(outbox, id));
+    OutboxConfig settings = runtime.outbox(outbox);
+    StoredMessage message = find(outbox, id);
+    store.discard(
+        message,
+        settings.ordering() == Ordering.GROUP
+            && message.groupKey() != null
+            && message.isFailingHead());
   }
 
   private StoredMessage find(String outbox, long id) {

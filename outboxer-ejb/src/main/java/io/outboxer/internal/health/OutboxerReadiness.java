@@ -1,7 +1,7 @@
 package io.outboxer.internal.health;
 
+import io.outboxer.internal.config.OutboxerRuntime;
 import io.outboxer.internal.store.Database;
-import io.outboxer.internal.worker.OutboxEngine;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.Map;
@@ -19,7 +19,7 @@ import org.eclipse.microprofile.health.Readiness;
 public class OutboxerReadiness implements HealthCheck {
 
   @Inject private Database database;
-  @Inject private OutboxEngine engine;
+  @Inject private OutboxerRuntime runtime;
 
   @Override
   public HealthCheckResponse call() {
@@ -28,7 +28,7 @@ public class OutboxerReadiness implements HealthCheck {
     if (problem != null) {
       response.down().withData("database", problem);
     }
-    Map<String, String> refused = engine.refusedOutboxes();
+    Map<String, String> refused = runtime.refusedOutboxes();
     refused.forEach((outbox, reason) -> response.down().withData("outbox." + outbox, reason));
     return response.build();
   }

@@ -4,12 +4,12 @@ import io.outboxer.Outbox;
 import io.outboxer.OutboxException;
 import io.outboxer.OutboxMessage;
 import io.outboxer.Outboxed;
-import io.outboxer.internal.Partitioner;
-import io.outboxer.internal.config.Ordering;
-import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.config.OutboxerRuntime;
 import io.outboxer.internal.entity.OutboxRecord;
-import io.outboxer.internal.store.JpaOutboxStore;
-import io.outboxer.internal.worker.OutboxEngine;
+import io.outboxer.internal.rules.OrderingScope;
+import io.outboxer.internal.rules.Partitioner;
+import io.outboxer.internal.store.MessageStore;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -32,8 +32,8 @@ public class OutboxPublisher implements Outbox {
   private static final String DEFAULT_OUTBOX = "default";
   private static final Object WAKE_KEY = new Object();
 
-  @Inject private OutboxEngine engine;
-  @Inject private JpaOutboxStore store;
+  @Inject private OutboxerRuntime runtime;
+  @Inject private MessageStore store;
   @Resource private TransactionSynchronizationRegistry transactions;
 
   private final Jsonb jsonb = JsonbBuilder.create();
@@ -66,8 +66,8 @@ public class OutboxPublisher implements Outbox {
                       + ")")
               + ": call it from a transactional method (@Transactional, or an EJB method)");
     }
-    OutboxSettings outbox = engine.settings().outbox(outboxOf(message.getClass()));
-    String refusal = engine.refusedOutboxes().get(outbox.name());
+    OutboxConfig outbox = runtime.outbox(outboxOf(message.getClass()));
+    String refusal = runtime.refusal(outbox.name());
     if (refusal != null) {
       throw new OutboxException("OUTBOXER-2006 cannot publish " + type + ": " + refusal);
     }
@@ -92,7 +92,9 @@ public class OutboxPublisher implements Outbox {
     long id =
         store.insert(
             new OutboxRecord(outbox.name(), partition, group, type, payload),
-            lockKey(outbox, group));
+            outbox.serializeWrites()
+                ? OrderingScope.lockKey(outbox.name(), outbox.ordering(), group)
+                : null);
     wakeAfterCommit(outbox.name(), partition);
     return id;
   }
@@ -100,20 +102,6 @@ public class OutboxPublisher implements Outbox {
   private static String outboxOf(Class<?> type) {
     Outboxed outboxed = type.getAnnotation(Outboxed.class);
     return outboxed == null ? DEFAULT_OUTBOX : outboxed.value();
-  }
-
-  /** The lock that serializes the writers of one ordering scope, or null where none is needed. */
-  private static Long lockKey(OutboxSettings outbox, String group) {
-    if (!outbox.serializeWrites()) {
-      return null;
-    }
-    if (outbox.ordering() == Ordering.TOTAL) {
-      return Partitioner.lockKey(outbox.name(), "");
-    }
-    if (outbox.ordering() == Ordering.GROUP && group != null) {
-      return Partitioner.lockKey(outbox.name(), "group:" + group);
-    }
-    return null;
   }
 
   private void wakeAfterCommit(String outbox, int partition) {
@@ -131,7 +119,7 @@ public class OutboxPublisher implements Outbox {
             @Override
             public void afterCompletion(int completion) {
               if (completion == Status.STATUS_COMMITTED) {
-                partitions.forEach(p -> engine.wake(p.outbox(), p.partition()));
+                partitions.forEach(p -> runtime.wake(p.outbox(), p.partition()));
               }
             }
           });

@@ -1,7 +1,7 @@
 package io.outboxer.internal.relay;
 
 import io.outboxer.OutboxException;
-import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.relay.jms.JmsRelay;
 import io.outboxer.internal.relay.kafka.KafkaRelay;
 import io.outboxer.internal.relay.sqs.SqsFifoRelay;
@@ -20,7 +20,7 @@ public final class Relays {
    * The relays Outboxer ships, by the name an outbox selects them with; each is made from the
    * outbox's settings and the time one relay call may take.
    */
-  private static final Map<String, BiFunction<OutboxSettings, Duration, Relay>> BUILT_IN =
+  private static final Map<String, BiFunction<OutboxConfig, Duration, Relay>> BUILT_IN =
       Map.of("jms", JmsRelay::create, "kafka", KafkaRelay::create, "sqs", SqsFifoRelay::create);
 
   private Relays() {}
@@ -33,8 +33,8 @@ public final class Relays {
    *     {@link RelayProvider} receives it too
    * @throws OutboxException naming the key when the relay is unknown or a setting is missing
    */
-  public static Relay create(OutboxSettings outbox, Duration callBudget) {
-    BiFunction<OutboxSettings, Duration, Relay> builtIn = BUILT_IN.get(outbox.relay());
+  public static Relay create(OutboxConfig outbox, Duration callBudget) {
+    BiFunction<OutboxConfig, Duration, Relay> builtIn = BUILT_IN.get(outbox.relay());
     if (builtIn != null) {
       return builtIn.apply(outbox, callBudget);
     }

@@ -3,13 +3,9 @@ package io.outboxer.internal.store;
 import io.outboxer.OutboxException;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -49,7 +45,7 @@ public class Database {
   /** Runs the shipped schema of this database; every statement in it is idempotent. */
   public void installSchema() {
     Dialect d = dialect();
-    List<String> statements = statements(d.schemaResource());
+    List<String> statements = d.schema();
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
       for (String sql : statements) {
@@ -81,32 +77,5 @@ public class Database {
     } catch (SQLException e) {
       return "database unreachable: " + e.getMessage();
     }
-  }
-
-  static List<String> statements(String resource) {
-    String text;
-    try (InputStream in = Database.class.getClassLoader().getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new OutboxException("OUTBOXER-1006 schema resource " + resource + " not found");
-      }
-      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new OutboxException("OUTBOXER-1006 cannot read schema resource " + resource, e);
-    }
-    List<String> statements = new ArrayList<>();
-    StringBuilder current = new StringBuilder();
-    for (String line : text.split("\n")) {
-      String trimmed = line.strip();
-      if (trimmed.isEmpty() || trimmed.startsWith("--")) {
-        continue;
-      }
-      current.append(line).append('\n');
-      if (trimmed.endsWith(";")) {
-        String sql = current.toString().strip();
-        statements.add(sql.substring(0, sql.length() - 1));
-        current.setLength(0);
-      }
-    }
-    return statements;
   }
 }

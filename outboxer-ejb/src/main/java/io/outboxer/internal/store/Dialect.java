@@ -1,35 +1,27 @@
 package io.outboxer.internal.store;
 
 import io.outboxer.OutboxException;
+import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
- * What differs between the databases Outboxer supports. Each constant's schema lives beside it in
- * outboxer-jpa as {@code sql/<database>/schema.sql}; statements that both databases accept stay in
- * the store.
+ * A database Outboxer supports, with its shipped SQL beside the entity in outboxer-jpa: {@code
+ * sql/<database>/schema.sql} and every statement the engine runs, whole, in {@code
+ * sql/<database>/statements.sql}.
  */
 public enum Dialect {
-  POSTGRESQL("postgresql", "(extract(epoch from now()) * 1000)::bigint") {
-    @Override
-    public String groupLock() {
-      return "select 1 from pg_advisory_xact_lock(?1)";
-    }
-  },
+  POSTGRESQL("postgresql"),
 
   /** One writer at a time: writes are serialized by the database itself, no lock is needed. */
-  SQLITE("sqlite", "cast(unixepoch('subsec') * 1000 as integer)") {
-    @Override
-    public String groupLock() {
-      return null;
-    }
-  };
+  SQLITE("sqlite");
 
   private final String folder;
-  private final String nowMillis;
+  private volatile Map<Sql, String> statements;
 
-  Dialect(String folder, String nowMillis) {
+  Dialect(String folder) {
     this.folder = folder;
-    this.nowMillis = nowMillis;
   }
 
   /** The dialect of a database, by its JDBC product name. */
@@ -47,23 +39,60 @@ public enum Dialect {
             + "' behind jdbc/outboxer: Outboxer supports PostgreSQL and SQLite");
   }
 
-  /**
-   * The database clock as milliseconds since the epoch, as an SQL expression. It has one value per
-   * statement (SQLite) or per transaction (PostgreSQL), so one statement can write several times
-   * that agree exactly.
-   */
-  public String nowMillis() {
-    return nowMillis;
-  }
-
   /** The classpath resource holding this database's schema. */
   public String schemaResource() {
     return "sql/" + folder + "/schema.sql";
   }
 
-  /**
-   * A statement taking a transaction-scoped lock on the 64-bit key {@code ?1}, or {@code null}
-   * where the database serializes writers anyway.
-   */
-  public abstract String groupLock();
+  /** The classpath resource holding this database's statements. */
+  public String statementsResource() {
+    return "sql/" + folder + "/statements.sql";
+  }
+
+  /** The statements of the schema, in order; each one is idempotent. */
+  public List<String> schema() {
+    return SqlScripts.statements(SqlScripts.read(schemaResource()));
+  }
+
+  /** True when this database has {@code statement} (optional ones may be left out). */
+  public boolean has(Sql statement) {
+    return statements().containsKey(statement);
+  }
+
+  /** The text of {@code statement} on this database. */
+  public String sql(Sql statement) {
+    String sql = statements().get(statement);
+    if (sql == null) {
+      throw new IllegalStateException(statement + " has no text on " + this);
+    }
+    return sql;
+  }
+
+  private Map<Sql, String> statements() {
+    Map<Sql, String> s = statements;
+    if (s == null) {
+      s = load();
+      statements = s;
+    }
+    return s;
+  }
+
+  private Map<Sql, String> load() {
+    Map<String, String> named = SqlScripts.named(SqlScripts.read(statementsResource()));
+    Map<Sql, String> loaded = new EnumMap<>(Sql.class);
+    for (Sql statement : Sql.values()) {
+      String sql = named.remove(statement.name());
+      if (sql != null) {
+        loaded.put(statement, sql);
+      } else if (!statement.optional()) {
+        throw new OutboxException(
+            "OUTBOXER-1006 " + statementsResource() + " lacks the statement " + statement);
+      }
+    }
+    if (!named.isEmpty()) {
+      throw new OutboxException(
+          "OUTBOXER-1006 " + statementsResource() + " names unknown statements " + named.keySet());
+    }
+    return loaded;
+  }
 }

@@ -1,10 +1,14 @@
 package io.outboxer.internal.worker;
 
-import io.outboxer.internal.config.OutboxSettings;
-import io.outboxer.internal.config.OutboxerSettings;
+import io.outboxer.internal.config.EngineConfig;
+import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.config.OutboxerRuntime;
+import io.outboxer.internal.config.WakeUp;
 import io.outboxer.internal.relay.Relays;
+import io.outboxer.internal.rules.LeaseTerms;
 import io.outboxer.internal.store.Database;
-import io.outboxer.internal.store.JpaOutboxStore;
+import io.outboxer.internal.store.LeaseStore;
+import io.outboxer.internal.store.MessageStore;
 import io.outboxer.spi.Relay;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -16,26 +20,24 @@ import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import org.eclipse.microprofile.config.Config;
 
 /**
- * Starts Outboxer with the application: reads and validates the configuration (a bad value fails
- * deployment), creates the schema, connects each outbox's relay and runs one {@link
- * PartitionWorker} per partition on the managed scheduled executor, polled at the poll interval and
- * woken right after a publishing transaction commits.
+ * Starts Outboxer's delivery with the application: creates the schema, connects the relay of each
+ * outbox that is not refused, and runs one {@link PartitionWorker} per partition on the managed
+ * scheduled executor, polled at the poll interval and woken by {@link WakeUp}s; stops them with the
+ * application.
  */
 @Singleton
 @Startup
@@ -47,42 +49,49 @@ public class OutboxEngine {
   private static final Duration STOP_WAIT = Duration.ofSeconds(10);
 
   @Resource private ManagedScheduledExecutorService executor;
-  @Inject private Config config;
+  @Inject private OutboxerRuntime runtime;
   @Inject private Database database;
-  @Inject private JpaOutboxStore store;
+  @Inject private MessageStore messages;
+  @Inject private LeaseStore leases;
 
-  private OutboxerSettings settings;
-  private final Map<String, String> refused = new ConcurrentHashMap<>();
+  private EngineConfig settings;
   private final Map<String, PartitionWorker[]> workers = new LinkedHashMap<>();
-  private final Map<String, FairShare> shares = new LinkedHashMap<>();
+  private final Map<String, NodeShare> shares = new LinkedHashMap<>();
   private final List<Relay> relays = new ArrayList<>();
   private final List<Future<?>> polls = new ArrayList<>();
 
   @PostConstruct
   void start() {
-    settings = OutboxerSettings.read(config);
+    settings = runtime.settings();
     if (settings.createSchema()) {
       database.installSchema();
     }
-    for (OutboxSettings outbox : settings.outboxes().values()) {
-      // A batch starts with at least two thirds of the lease left; the relay call gets one third,
-      // which leaves the completing transaction the last third (ADR 0003).
-      Relay relay = Relays.create(outbox, settings.leaseTtl().dividedBy(3));
-      relays.add(relay);
-      Optional<String> refusal = store.recordPartitions(outbox.name(), outbox.partitions());
+    LeaseTerms terms = settings.leaseTerms();
+    for (OutboxConfig outbox : settings.outboxes().values()) {
+      Optional<String> refusal = leases.recordPartitions(outbox.name(), outbox.partitions());
       if (refusal.isPresent()) {
-        refused.put(outbox.name(), refusal.get());
+        runtime.refuse(outbox.name(), refusal.get());
         LOG.severe(refusal.get());
         continue;
       }
-      store.createLeases(outbox.name(), outbox.partitions());
-      FairShare share = new FairShare(outbox.partitions());
+      Relay relay = Relays.create(outbox, terms.callBudget());
+      relays.add(relay);
+      leases.createLeases(outbox.name(), outbox.partitions());
+      NodeShare share = new NodeShare(outbox.partitions());
       shares.put(outbox.name(), share);
       PartitionWorker[] partitionWorkers = new PartitionWorker[outbox.partitions()];
       for (int p = 0; p < outbox.partitions(); p++) {
         partitionWorkers[p] =
             new PartitionWorker(
-                outbox, p, settings.nodeId(), settings.leaseTtl(), store, relay, share);
+                outbox,
+                p,
+                settings.nodeId(),
+                terms,
+                messages,
+                leases,
+                relay,
+                share,
+                System::nanoTime);
       }
       workers.put(outbox.name(), partitionWorkers);
     }
@@ -98,7 +107,7 @@ public class OutboxEngine {
       return;
     }
     heartbeat();
-    long heartbeat = settings.leaseTtl().toMillis() / 3;
+    long heartbeat = terms.heartbeatInterval().toMillis();
     polls.add(
         executor.scheduleWithFixedDelay(
             this::heartbeat, heartbeat, heartbeat, TimeUnit.MILLISECONDS));
@@ -115,10 +124,12 @@ public class OutboxEngine {
    * the number of nodes that do.
    */
   private void heartbeat() {
+    LeaseTerms terms = settings.leaseTerms();
     shares.forEach(
         (outbox, share) -> {
           try {
-            share.nodes(store.heartbeat(outbox, settings.nodeId(), settings.leaseTtl()));
+            share.nodes(
+                leases.heartbeat(outbox, settings.nodeId(), terms.ttl(), terms.forgetNodesAfter()));
           } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "OUTBOXER-3008 heartbeat of outbox " + outbox + " failed", e);
           }
@@ -136,9 +147,12 @@ public class OutboxEngine {
     if (settings.deliveryEnabled()) {
       for (String outbox : shares.keySet()) {
         try {
-          store.leave(outbox, settings.nodeId());
+          leases.leave(outbox, settings.nodeId());
         } catch (RuntimeException e) {
-          LOG.log(Level.WARNING, "OUTBOXER-3008 heartbeat of outbox " + outbox + " failed", e);
+          LOG.log(
+              Level.WARNING,
+              "OUTBOXER-3009 node could not remove its heartbeat of outbox " + outbox,
+              e);
         }
       }
     }
@@ -151,21 +165,11 @@ public class OutboxEngine {
     }
   }
 
-  /** The configuration in force. */
-  public OutboxerSettings settings() {
-    return settings;
-  }
-
-  /** Outboxes whose workers were refused at startup, with the reason. */
-  public Map<String, String> refusedOutboxes() {
-    return Collections.unmodifiableMap(refused);
-  }
-
-  /** Asks the worker of a partition to look for rows now: a transaction just committed some. */
-  public void wake(String outbox, int partition) {
-    PartitionWorker[] partitionWorkers = workers.get(outbox);
+  /** Runs the worker of the woken partition now (a run already under way goes round once more). */
+  public void onWakeUp(@Observes WakeUp wakeUp) {
+    PartitionWorker[] partitionWorkers = workers.get(wakeUp.outbox());
     if (settings.deliveryEnabled() && partitionWorkers != null) {
-      executor.execute(partitionWorkers[partition]);
+      executor.execute(partitionWorkers[wakeUp.partition()]);
     }
   }
 }

@@ -1,8 +1,13 @@
 package io.outboxer.internal.worker;
 
-import io.outboxer.internal.config.OutboxSettings;
-import io.outboxer.internal.store.JpaOutboxStore;
+import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.rules.BatchOutcome;
+import io.outboxer.internal.rules.Deadline;
+import io.outboxer.internal.rules.LeaseTerms;
+import io.outboxer.internal.rules.RetryPolicy;
 import io.outboxer.internal.store.Lease;
+import io.outboxer.internal.store.LeaseStore;
+import io.outboxer.internal.store.MessageStore;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
@@ -11,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -23,35 +29,47 @@ public final class PartitionWorker implements Runnable {
 
   private static final Logger LOG = Logger.getLogger(PartitionWorker.class.getName());
 
-  private final OutboxSettings outbox;
+  private final OutboxConfig outbox;
+  private final RetryPolicy retryPolicy;
   private final int partition;
   private final String owner;
-  private final Duration leaseTtl;
-  private final JpaOutboxStore store;
+  private final LeaseTerms terms;
+  private final MessageStore messages;
+  private final LeaseStore leases;
   private final Relay relay;
-  private final FairShare share;
+  private final NodeShare share;
+  private final LongSupplier clock;
 
   private final ReentrantLock running = new ReentrantLock();
   private final AtomicBoolean wakeRequested = new AtomicBoolean();
   private volatile boolean stopped;
   private Lease lease;
-  private long leaseRenewedAt;
+  private Deadline renewal;
 
-  public PartitionWorker(
-      OutboxSettings outbox,
+  /**
+   * @param owner this node's name in the lease rows
+   * @param clock the monotonic clock, in nanoseconds, that times lease renewals
+   */
+  PartitionWorker(
+      OutboxConfig outbox,
       int partition,
       String owner,
-      Duration leaseTtl,
-      JpaOutboxStore store,
+      LeaseTerms terms,
+      MessageStore messages,
+      LeaseStore leases,
       Relay relay,
-      FairShare share) {
+      NodeShare share,
+      LongSupplier clock) {
     this.outbox = outbox;
+    this.retryPolicy = outbox.retryPolicy();
     this.partition = partition;
     this.owner = owner;
-    this.leaseTtl = leaseTtl;
-    this.store = store;
+    this.terms = terms;
+    this.messages = messages;
+    this.leases = leases;
     this.relay = relay;
     this.share = share;
+    this.clock = clock;
   }
 
   @Override
@@ -77,7 +95,8 @@ public final class PartitionWorker implements Runnable {
 
   private void drain() {
     while (!stopped && holdsLease()) {
-      List<Envelope> batch = store.nextBatch(outbox, partition);
+      List<Envelope> batch =
+          messages.nextBatch(outbox.name(), partition, outbox.ordering(), outbox.batchSize());
       if (batch.isEmpty()) {
         return;
       }
@@ -92,7 +111,7 @@ public final class PartitionWorker implements Runnable {
         report = BatchOutcome.allFailed(batch, "relay failed: " + e);
       }
       BatchOutcome outcome = BatchOutcome.decide(batch, report);
-      if (!store.complete(outbox, lease, outcome)) {
+      if (!messages.complete(lease, retryPolicy.complete(outcome))) {
         LOG.warning(
             "OUTBOXER-3003 lease of outbox "
                 + outbox.name()
@@ -112,15 +131,16 @@ public final class PartitionWorker implements Runnable {
   /**
    * True when this worker holds a lease with at least two thirds of its time left, renewing or
    * taking it first when needed; false after handing the lease back because this node holds more
-   * than its {@link FairShare}. The database decides validity; the local clock only decides when to
-   * renew, and the completion of every batch is fenced by the lease's epoch.
+   * than its fair share. The database decides validity; the local clock only decides when to renew,
+   * and the completion of every batch is fenced by the lease's epoch.
    */
   private boolean holdsLease() {
-    long now = System.nanoTime();
+    // Timed from before the database call: the lease runs from no earlier than this.
+    Deadline nextRenewal = Deadline.in(terms.renewAfter(), clock);
     if (lease != null && share.tryHandBack()) {
       Lease handedBack = lease;
       lease = null;
-      store.release(handedBack);
+      leases.release(handedBack);
       LOG.info(
           "OUTBOXER-3007 "
               + owner
@@ -133,12 +153,11 @@ public final class PartitionWorker implements Runnable {
               + " partitions");
       return false;
     }
-    long renewAfter = leaseTtl.toNanos() / 3;
-    if (lease != null && now - leaseRenewedAt < renewAfter) {
+    if (lease != null && !renewal.passed()) {
       return true;
     }
-    if (lease != null && store.renew(lease, leaseTtl)) {
-      leaseRenewedAt = now;
+    if (lease != null && leases.renew(lease, terms.ttl())) {
+      renewal = nextRenewal;
       return true;
     }
     if (lease != null) {
@@ -156,14 +175,14 @@ public final class PartitionWorker implements Runnable {
       return false;
     }
     try {
-      lease = store.acquire(outbox.name(), partition, owner, leaseTtl).orElse(null);
+      lease = leases.acquire(outbox.name(), partition, owner, terms.ttl()).orElse(null);
+      renewal = nextRenewal;
     } finally {
       if (lease == null) {
         share.giveBack();
       }
     }
     if (lease != null) {
-      leaseRenewedAt = now;
       LOG.info(
           "OUTBOXER-3005 "
               + owner
@@ -183,7 +202,7 @@ public final class PartitionWorker implements Runnable {
   }
 
   /** Stops after the current batch and gives the lease back. */
-  public void stop(Duration wait) {
+  void stop(Duration wait) {
     stopped = true;
     try {
       if (running.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -191,7 +210,7 @@ public final class PartitionWorker implements Runnable {
           if (lease != null) {
             Lease released = lease;
             dropLease();
-            store.release(released);
+            leases.release(released);
           }
         } finally {
           running.unlock();
@@ -204,11 +223,8 @@ public final class PartitionWorker implements Runnable {
     }
   }
 
-  public String outboxName() {
-    return outbox.name();
-  }
-
-  public int partition() {
-    return partition;
+  /** The lease this worker holds, or null (for tests). */
+  Lease lease() {
+    return lease;
   }
 }

@@ -1,5 +1,6 @@
 package io.outboxer.internal.config;
 
+import io.outboxer.internal.rules.Ordering;
 import java.time.Duration;
 import java.util.Map;
 
@@ -9,8 +10,8 @@ public final class TestOutboxes {
   private TestOutboxes() {}
 
   /** Outbox "orders" delivered by {@code relay} with these {@code relay.<relay>.*} settings. */
-  public static OutboxSettings orders(String relay, Map<String, String> relaySettings) {
-    return new OutboxSettings(
+  public static OutboxConfig orders(String relay, Map<String, String> relaySettings) {
+    return new OutboxConfig(
         "orders",
         Ordering.GROUP,
         1,

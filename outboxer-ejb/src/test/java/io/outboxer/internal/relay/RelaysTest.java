@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.outboxer.OutboxException;
-import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.TestOutboxes;
 import io.outboxer.spi.Relay;
 import java.time.Duration;
@@ -13,11 +13,11 @@ import org.junit.jupiter.api.Test;
 
 class RelaysTest {
 
-  private static Relay create(OutboxSettings outbox) {
+  private static Relay create(OutboxConfig outbox) {
     return Relays.create(outbox, Duration.ofSeconds(10));
   }
 
-  private static OutboxSettings outbox(String relay, Map<String, String> settings) {
+  private static OutboxConfig outbox(String relay, Map<String, String> settings) {
     return TestOutboxes.orders(relay, settings);
   }
 

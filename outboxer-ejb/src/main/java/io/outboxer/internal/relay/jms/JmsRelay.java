@@ -1,7 +1,8 @@
 package io.outboxer.internal.relay.jms;
 
 import io.outboxer.OutboxException;
-import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.rules.Deadline;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
@@ -68,7 +69,7 @@ public final class JmsRelay implements Relay {
    *
    * @param callBudget once a batch took this long, no further message of it is sent
    */
-  public static JmsRelay create(OutboxSettings outbox, Duration callBudget) {
+  public static JmsRelay create(OutboxConfig outbox, Duration callBudget) {
     String queueName = outbox.relaySettings().get("queue");
     String topicName = outbox.relaySettings().get("topic");
     if (queueName == null && topicName == null) {
@@ -114,13 +115,13 @@ public final class JmsRelay implements Relay {
 
   @Override
   public DeliveryReport deliver(List<Envelope> batch) {
-    long deadline = System.nanoTime() + callBudget.toNanos();
+    Deadline deadline = Deadline.in(callBudget);
     DeliveryReport.Builder report = DeliveryReport.builder();
     Set<String> stopped = new HashSet<>();
     try (JMSContext context = connectionFactory.createContext()) {
       JMSProducer producer = context.createProducer().setDeliveryMode(DeliveryMode.PERSISTENT);
       for (Envelope e : batch) {
-        if (System.nanoTime() - deadline > 0) {
+        if (deadline.passed()) {
           break; // the rest of the batch stays pending, its attempts not counted
         }
         if (e.orderingScope() != null && stopped.contains(e.orderingScope())) {

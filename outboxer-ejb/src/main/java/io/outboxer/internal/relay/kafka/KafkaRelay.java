@@ -1,7 +1,8 @@
 package io.outboxer.internal.relay.kafka;
 
-import io.outboxer.internal.config.OutboxSettings;
-import io.outboxer.internal.worker.BatchOutcome;
+import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.rules.BatchOutcome;
+import io.outboxer.internal.rules.Deadline;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
@@ -81,7 +82,7 @@ public final class KafkaRelay implements Relay {
   }
 
   /** Reads the relay's settings; the producers connect at their first batch. */
-  public static KafkaRelay create(OutboxSettings outbox, Duration callBudget) {
+  public static KafkaRelay create(OutboxConfig outbox, Duration callBudget) {
     String topic = outbox.requiredRelaySetting("topic", "the topic the Kafka relay sends to");
     outbox.requiredRelaySetting(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "the Kafka brokers to connect to");
@@ -110,7 +111,7 @@ public final class KafkaRelay implements Relay {
 
   @Override
   public DeliveryReport deliver(List<Envelope> batch) {
-    long deadline = System.nanoTime() + callBudget.toNanos();
+    Deadline deadline = Deadline.in(callBudget);
     int partition = batch.get(0).partition();
     Producer<String, String> producer = producer(partition);
     try {
@@ -122,7 +123,7 @@ public final class KafkaRelay implements Relay {
       // prefix rule decides which), and send the rest again.
       BatchOutcome outcome = BatchOutcome.decide(batch, report(batch, failures));
       List<Envelope> rest = outcome.confirmed();
-      if (System.nanoTime() - deadline > 0) {
+      if (deadline.passed()) {
         rest = List.of(); // no time for a second transaction: the rest stays pending
       }
       if (!rest.isEmpty()) {

@@ -1,13 +1,13 @@
 package io.outboxer.internal.relay.sqs;
 
-import io.outboxer.internal.config.Ordering;
-import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.rules.Deadline;
+import io.outboxer.internal.rules.Ordering;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,10 +48,10 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  * <p>SQS reports each entry of a batch on its own and may accept an entry that follows a rejected
  * one of the same group. To keep the relay contract, a request carries at most one message per
  * ordering scope: the batch is sent in rounds (the first message of every scope, then the second,
- * ...), each round in requests of up to {@value #MAX_ENTRIES} entries and {@value #MAX_BYTES}
- * bytes, and a scope stops at its first rejected entry. A request that fails as a whole counts as a
- * failure of its entries; when SQS could not be reached or answered with a server error, the rest
- * of the batch is left for the next attempt.
+ * ...), each round in requests within SQS's limits ({@link SqsRequests}), and a scope stops at its
+ * first rejected entry. A request that fails as a whole counts as a failure of its entries; when
+ * SQS could not be reached or answered with a server error, the rest of the batch is left for the
+ * next attempt.
  *
  * <p>Each SQS call may take the call budget at most (the SDK's API call timeout, retries included),
  * and no request is started once a batch used the budget up: the rest of the batch stays pending.
@@ -77,12 +77,6 @@ public final class SqsFifoRelay implements Relay {
   /** Message attribute: the delivery attempt, from 1 (Number). */
   public static final String ATTEMPT = "OutboxerAttempt";
 
-  /** SQS's limit on the entries of one {@code SendMessageBatch}. */
-  static final int MAX_ENTRIES = 10;
-
-  /** The payload size of one request that every SQS queue accepts (256 KiB). */
-  static final int MAX_BYTES = 256 * 1024;
-
   private static final Pattern VALID_GROUP_ID = Pattern.compile("[\\p{Alnum}\\p{Punct}]{1,128}");
 
   private final SqsClient sqs;
@@ -101,7 +95,7 @@ public final class SqsFifoRelay implements Relay {
   }
 
   /** Reads the relay's settings and builds the SQS client; no request is sent yet. */
-  public static SqsFifoRelay create(OutboxSettings outbox, Duration callBudget) {
+  public static SqsFifoRelay create(OutboxConfig outbox, Duration callBudget) {
     Map<String, String> settings = outbox.relaySettings();
     String queueUrl =
         outbox.requiredRelaySetting(
@@ -145,7 +139,7 @@ public final class SqsFifoRelay implements Relay {
         sqs, queueUrl, outbox.name(), outbox.ordering() == Ordering.TOTAL, callBudget);
   }
 
-  private static URI endpoint(OutboxSettings outbox, String value) {
+  private static URI endpoint(OutboxConfig outbox, String value) {
     URI uri;
     try {
       uri = new URI(value);
@@ -161,18 +155,18 @@ public final class SqsFifoRelay implements Relay {
 
   @Override
   public DeliveryReport deliver(List<Envelope> batch) {
-    long deadline = System.nanoTime() + callBudget.toNanos();
+    Deadline deadline = Deadline.in(callBudget);
     DeliveryReport.Builder report = DeliveryReport.builder();
     Set<String> stopped = new HashSet<>();
-    for (List<Envelope> round : rounds(batch)) {
+    for (List<Envelope> round : SqsRequests.rounds(batch)) {
       List<Envelope> open = new ArrayList<>();
       for (Envelope e : round) {
         if (e.orderingScope() == null || !stopped.contains(e.orderingScope())) {
           open.add(e);
         }
       }
-      for (List<Envelope> request : requests(open)) {
-        if (System.nanoTime() - deadline > 0 || !send(request, report, stopped)) {
+      for (List<Envelope> request : SqsRequests.requests(open)) {
+        if (deadline.passed() || !send(request, report, stopped)) {
           return report.build();
         }
       }
@@ -229,64 +223,6 @@ public final class SqsFifoRelay implements Relay {
     if (e.orderingScope() != null) {
       stopped.add(e.orderingScope());
     }
-  }
-
-  /**
-   * The batch in rounds: round k holds the k-th message of every ordering scope, in id order;
-   * unscoped messages are independent and all go into the first round.
-   */
-  static List<List<Envelope>> rounds(List<Envelope> batch) {
-    List<List<Envelope>> rounds = new ArrayList<>();
-    Map<String, Integer> seen = new HashMap<>();
-    for (Envelope e : batch) {
-      int round =
-          e.orderingScope() == null ? 0 : seen.merge(e.orderingScope(), 1, Integer::sum) - 1;
-      while (rounds.size() <= round) {
-        rounds.add(new ArrayList<>());
-      }
-      rounds.get(round).add(e);
-    }
-    return rounds;
-  }
-
-  /** {@code round} cut into requests within SQS's entry and size limits, in order. */
-  static List<List<Envelope>> requests(List<Envelope> round) {
-    List<List<Envelope>> requests = new ArrayList<>();
-    List<Envelope> current = new ArrayList<>();
-    int bytes = 0;
-    for (Envelope e : round) {
-      int size = size(e);
-      if (!current.isEmpty() && (current.size() == MAX_ENTRIES || bytes + size > MAX_BYTES)) {
-        requests.add(current);
-        current = new ArrayList<>();
-        bytes = 0;
-      }
-      current.add(e);
-      bytes += size;
-    }
-    if (!current.isEmpty()) {
-      requests.add(current);
-    }
-    return requests;
-  }
-
-  /** What SQS counts towards a request's size: the body and the attributes' names and values. */
-  private static int size(Envelope e) {
-    int attributes =
-        ID.length()
-            + 20
-            + OUTBOX.length()
-            + e.outbox().length()
-            + TYPE.length()
-            + utf8(e.type())
-            + ATTEMPT.length()
-            + 11
-            + (e.groupKey() == null ? 0 : GROUP.length() + utf8(e.groupKey()));
-    return utf8(e.payload()) + attributes;
-  }
-
-  private static int utf8(String s) {
-    return s.getBytes(StandardCharsets.UTF_8).length;
   }
 
   private SendMessageBatchRequestEntry entry(Envelope e) {

@@ -2,7 +2,7 @@ package io.outboxer.internal.relay.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.TestOutboxes;
 import java.time.Duration;
 import java.util.HashMap;
@@ -16,7 +16,7 @@ class KafkaRelayTest {
     Map<String, String> settings = new HashMap<>(extra);
     settings.put("topic", "orders");
     settings.put("bootstrap.servers", "127.0.0.1:9092");
-    OutboxSettings outbox = TestOutboxes.orders("kafka", settings);
+    OutboxConfig outbox = TestOutboxes.orders("kafka", settings);
     try (KafkaRelay relay = KafkaRelay.create(outbox, Duration.ofSeconds(10))) {
       return relay.producerProperties();
     }

@@ -2,7 +2,7 @@ package io.outboxer.internal.relay.sqs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxer.internal.config.OutboxSettings;
+import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.TestOutboxes;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
@@ -40,7 +40,7 @@ class SqsFifoRelayTest {
             message(6, "b", "{}"),
             message(7, null, "{}"));
 
-    List<List<Envelope>> rounds = SqsFifoRelay.rounds(batch);
+    List<List<Envelope>> rounds = SqsRequests.rounds(batch);
 
     assertThat(rounds.stream().map(SqsFifoRelayTest::ids))
         .containsExactly(List.of(1L, 3L, 4L, 7L), List.of(2L, 6L), List.of(5L));
@@ -58,10 +58,10 @@ class SqsFifoRelayTest {
     }
 
     List<Envelope> sent = new ArrayList<>();
-    for (List<Envelope> round : SqsFifoRelay.rounds(batch)) {
-      for (List<Envelope> request : SqsFifoRelay.requests(round)) {
-        assertThat(request).hasSizeBetween(1, SqsFifoRelay.MAX_ENTRIES);
-        assertThat(request.size() == 1 || request.size() * payloadSize <= SqsFifoRelay.MAX_BYTES)
+    for (List<Envelope> round : SqsRequests.rounds(batch)) {
+      for (List<Envelope> request : SqsRequests.requests(round)) {
+        assertThat(request).hasSizeBetween(1, SqsRequests.MAX_ENTRIES);
+        assertThat(request.size() == 1 || request.size() * payloadSize <= SqsRequests.MAX_BYTES)
             .isTrue();
         List<String> scopes =
             request.stream().map(Envelope::orderingScope).filter(s -> s != null).toList();
@@ -107,7 +107,7 @@ class SqsFifoRelayTest {
   void aBatchToAnSqsThatNeverAnswersEndsWithinTheCallBudget() throws Exception {
     try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       String endpoint = "http://127.0.0.1:" + silent.getLocalPort();
-      OutboxSettings outbox =
+      OutboxConfig outbox =
           TestOutboxes.orders(
               "sqs",
               Map.of(

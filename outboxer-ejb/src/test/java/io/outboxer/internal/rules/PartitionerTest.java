@@ -1,4 +1,4 @@
-package io.outboxer.internal;
+package io.outboxer.internal.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,14 +36,5 @@ class PartitionerTest {
   @Property
   void ungroupedMessagesLandInRange(@ForAll @IntRange(min = 1, max = 64) int partitions) {
     assertThat(Partitioner.partitionOf(null, partitions)).isBetween(0, partitions - 1);
-  }
-
-  @Test
-  void lockKeysSeparateOutboxesAndScopes() {
-    assertThat(Partitioner.lockKey("a", "group:x"))
-        .isNotEqualTo(Partitioner.lockKey("b", "group:x"));
-    assertThat(Partitioner.lockKey("a", "group:x"))
-        .isNotEqualTo(Partitioner.lockKey("a", "group:y"));
-    assertThat(Partitioner.lockKey("a", "group:x")).isEqualTo(Partitioner.lockKey("a", "group:x"));
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.outboxer.OutboxException;
+import io.outboxer.internal.rules.Ordering;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -11,28 +12,28 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class OutboxerSettingsTest {
+class EngineConfigTest {
 
-  private static OutboxerSettings read(String... keyValues) {
+  private static EngineConfig read(String... keyValues) {
     Map<String, String> map = new HashMap<>();
     for (int i = 0; i < keyValues.length; i += 2) {
       map.put(keyValues[i], keyValues[i + 1]);
     }
-    return OutboxerSettings.read(new MapConfig(map));
+    return EngineConfig.read(new MapConfig(map));
   }
 
   @Test
   void everyKeyHasADocumentedDefault() {
-    OutboxerSettings settings = read("outboxer.outbox.orders.relay", "jms");
+    EngineConfig settings = read("outboxer.outbox.orders.relay", "jms");
 
     assertThat(settings.pollInterval()).isEqualTo(Duration.ofSeconds(1));
     assertThat(settings.createSchema()).isTrue();
     assertThat(settings.deliveryEnabled()).isTrue();
     assertThat(settings.leaseTtl()).isEqualTo(Duration.ofSeconds(30));
-    OutboxSettings orders = settings.outbox("orders");
+    OutboxConfig orders = settings.outbox("orders");
     assertThat(orders.ordering()).isEqualTo(Ordering.GROUP);
     assertThat(orders.partitions()).isEqualTo(1);
-    assertThat(orders.retriesForever()).isTrue();
+    assertThat(orders.retryPolicy().retriesForever()).isTrue();
     assertThat(orders.backoffMin()).isEqualTo(Duration.ofSeconds(1));
     assertThat(orders.backoffMax()).isEqualTo(Duration.ofSeconds(60));
     assertThat(orders.batchSize()).isEqualTo(100);
@@ -41,7 +42,7 @@ class OutboxerSettingsTest {
 
   @Test
   void readsEveryOutboxAndItsRelaySettings() {
-    OutboxerSettings settings =
+    EngineConfig settings =
         read(
             "outboxer.outbox.orders.relay", "jms",
             "outboxer.outbox.orders.relay.jms.queue", "jms/q",
@@ -54,13 +55,13 @@ class OutboxerSettingsTest {
             "outboxer.outbox.audit.serialize-writes", "true");
 
     assertThat(settings.outboxes()).containsOnlyKeys("audit", "orders");
-    OutboxSettings orders = settings.outbox("orders");
+    OutboxConfig orders = settings.outbox("orders");
     assertThat(orders.ordering()).isEqualTo(Ordering.TOTAL);
     assertThat(orders.maxAttempts()).isEqualTo(3);
     assertThat(orders.backoffMin()).isEqualTo(Duration.ofMillis(500));
     assertThat(orders.backoffMax()).isEqualTo(Duration.ofMinutes(2));
     assertThat(orders.relaySettings()).containsExactly(Map.entry("queue", "jms/q"));
-    OutboxSettings audit = settings.outbox("audit");
+    OutboxConfig audit = settings.outbox("audit");
     assertThat(audit.relay()).isEqualTo("jms");
     assertThat(audit.partitions()).isEqualTo(8);
     assertThat(audit.serializeWrites()).isTrue();

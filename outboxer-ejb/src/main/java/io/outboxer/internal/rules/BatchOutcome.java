@@ -1,4 +1,4 @@
-package io.outboxer.internal.worker;
+package io.outboxer.internal.rules;
 
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;

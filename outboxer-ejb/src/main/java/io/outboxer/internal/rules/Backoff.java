@@ -1,4 +1,4 @@
-package io.outboxer.internal.worker;
+package io.outboxer.internal.rules;
 
 import java.time.Duration;
 

@@ -1,6 +1,8 @@
 package io.outboxer.internal.config;
 
 import io.outboxer.OutboxException;
+import io.outboxer.internal.rules.Ordering;
+import io.outboxer.internal.rules.RetryPolicy;
 import java.time.Duration;
 import java.util.Map;
 
@@ -17,10 +19,10 @@ import java.util.Map;
  * @param backoffMax {@code backoff.max}: the longest retry delay, default 60s
  * @param batchSize {@code batch-size}: messages per relay call and per transaction, default 100
  * @param serializeWrites {@code serialize-writes}: take a group lock before inserting (PostgreSQL)
- * @param relay {@code relay}: the relay's name (jms)
+ * @param relay {@code relay}: the relay's name (jms, kafka, sqs or a RelayProvider's)
  * @param relaySettings every {@code relay.<relay>.*} key, with that prefix removed
  */
-public record OutboxSettings(
+public record OutboxConfig(
     String name,
     Ordering ordering,
     int partitions,
@@ -32,14 +34,14 @@ public record OutboxSettings(
     String relay,
     Map<String, String> relaySettings) {
 
-  /** True when failed messages are retried forever. */
-  public boolean retriesForever() {
-    return maxAttempts == 0;
+  /** What the outbox does with a failed message. */
+  public RetryPolicy retryPolicy() {
+    return new RetryPolicy(ordering, maxAttempts, backoffMin, backoffMax);
   }
 
   /** The full configuration key of one of this outbox's settings, for messages. */
   public String key(String suffix) {
-    return OutboxerSettings.OUTBOX_PREFIX + name + "." + suffix;
+    return EngineConfig.OUTBOX_PREFIX + name + "." + suffix;
   }
 
   /** The full key of relay setting {@code setting}: {@code <outbox>.relay.<relay>.<setting>}. */

@@ -1,6 +1,8 @@
 package io.outboxer.internal.config;
 
 import io.outboxer.OutboxException;
+import io.outboxer.internal.rules.LeaseTerms;
+import io.outboxer.internal.rules.Ordering;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -32,30 +34,30 @@ import org.eclipse.microprofile.config.Config;
  *     server name and host, made unique per start
  * @param outboxes the configured outboxes by name
  */
-public record OutboxerSettings(
+public record EngineConfig(
     Duration pollInterval,
     boolean createSchema,
     boolean deliveryEnabled,
     Duration leaseTtl,
     String nodeId,
-    Map<String, OutboxSettings> outboxes) {
+    Map<String, OutboxConfig> outboxes) {
 
   static final String OUTBOX_PREFIX = "outboxer.outbox.";
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
 
   /** Reads and validates everything from {@code config}. */
-  public static OutboxerSettings read(Config config) {
+  public static EngineConfig read(Config config) {
     ConfigReader reader = new ConfigReader(config);
-    Map<String, OutboxSettings> outboxes = new LinkedHashMap<>();
+    Map<String, OutboxConfig> outboxes = new LinkedHashMap<>();
     for (String name : outboxNames(config)) {
       outboxes.put(name, readOutbox(reader, config, name));
     }
-    return new OutboxerSettings(
+    return new EngineConfig(
         reader.duration("outboxer.poll-interval", Duration.ofSeconds(1)),
         reader.bool("outboxer.schema.create", true),
         reader.bool("outboxer.delivery.enabled", true),
         reader.duration("outboxer.lease.ttl", Duration.ofSeconds(30)),
-        reader.string("outboxer.node-id").orElseGet(OutboxerSettings::defaultNodeId)
+        reader.string("outboxer.node-id").orElseGet(EngineConfig::defaultNodeId)
             + "/"
             + UUID.randomUUID().toString().substring(0, 8),
         Collections.unmodifiableMap(outboxes));
@@ -92,7 +94,7 @@ public record OutboxerSettings(
     return names;
   }
 
-  private static OutboxSettings readOutbox(ConfigReader reader, Config config, String name) {
+  private static OutboxConfig readOutbox(ConfigReader reader, Config config, String name) {
     String p = OUTBOX_PREFIX + name + ".";
     Ordering ordering =
         reader.parse(
@@ -155,7 +157,7 @@ public record OutboxerSettings(
         value.ifPresent(v -> relaySettings.put(key.substring(relayPrefix.length()), v));
       }
     }
-    return new OutboxSettings(
+    return new OutboxConfig(
         name,
         ordering,
         partitions,
@@ -168,13 +170,18 @@ public record OutboxerSettings(
         Collections.unmodifiableMap(relaySettings));
   }
 
+  /** The arithmetic of the partitions' leases. */
+  public LeaseTerms leaseTerms() {
+    return new LeaseTerms(leaseTtl);
+  }
+
   /**
    * The settings of outbox {@code name}.
    *
    * @throws OutboxException OUTBOXER-2005 when no such outbox is configured
    */
-  public OutboxSettings outbox(String name) {
-    OutboxSettings settings = outboxes.get(name);
+  public OutboxConfig outbox(String name) {
+    OutboxConfig settings = outboxes.get(name);
     if (settings == null) {
       throw new OutboxException(
           "OUTBOXER-2005 unknown outbox '"

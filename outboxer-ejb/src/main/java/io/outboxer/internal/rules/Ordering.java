@@ -1,4 +1,4 @@
-package io.outboxer.internal.config;
+package io.outboxer.internal.rules;
 
 /** How an outbox orders its messages ({@code outboxer.outbox.<name>.ordering}). */
 public enum Ordering {

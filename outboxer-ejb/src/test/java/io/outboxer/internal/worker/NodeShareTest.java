@@ -2,26 +2,13 @@ package io.outboxer.internal.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 
-class FairShareTest {
-
-  @Property
-  void theSharesOfAllNodesCoverEveryPartitionAndDifferByOneAtMost(
-      @ForAll @IntRange(min = 1, max = 1024) int partitions,
-      @ForAll @IntRange(min = 1, max = 64) int nodes) {
-    int share = FairShare.of(partitions, nodes);
-
-    assertThat(share * nodes).isGreaterThanOrEqualTo(partitions);
-    assertThat((share - 1) * nodes).isLessThan(partitions);
-  }
+class NodeShareTest {
 
   @Test
   void aNodeTakesUpToItsShareAndHandsBackWhatIsAboveIt() {
-    FairShare share = new FairShare(8);
+    NodeShare share = new NodeShare(8);
     for (int i = 0; i < 8; i++) {
       assertThat(share.tryTake()).isTrue();
     }
@@ -45,11 +32,5 @@ class FairShareTest {
     assertThat(share.tryTake()).isTrue();
     assertThat(share.tryTake()).isFalse();
     assertThat(share.held()).isEqualTo(4);
-  }
-
-  @Test
-  void noHeartbeatYetCountsAsAlone() {
-    assertThat(FairShare.of(8, 0)).isEqualTo(8);
-    assertThat(new FairShare(5).share()).isEqualTo(5);
   }
 }

@@ -1,13 +1,13 @@
-package io.outboxer.internal;
+package io.outboxer.internal.rules;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.commons.codec.digest.MurmurHash3;
 
 /**
- * Maps group keys to partitions and to lock keys. The hash is MurmurHash3 (x86, 32 bit, seed 0) of
- * the key's UTF-8 bytes: documented and stable across JVMs and releases, because the partition is
- * stored on every row and must come out the same on every server sharing the database.
+ * Maps group keys to partitions. The hash is MurmurHash3 (x86, 32 bit, seed 0) of the key's UTF-8
+ * bytes: documented and stable across JVMs and releases, because the partition is stored on every
+ * row and must come out the same on every server sharing the database.
  */
 public final class Partitioner {
 
@@ -31,14 +31,5 @@ public final class Partitioner {
   public static int hash32(String key) {
     byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
     return MurmurHash3.hash32x86(bytes, 0, bytes.length, 0);
-  }
-
-  /**
-   * A 64-bit key for a database advisory lock on one ordering scope of one outbox: the first half
-   * of MurmurHash3 x64 128-bit of {@code outbox + '\0' + scope}.
-   */
-  public static long lockKey(String outbox, String scope) {
-    byte[] bytes = (outbox + '\0' + scope).getBytes(StandardCharsets.UTF_8);
-    return MurmurHash3.hash128x64(bytes)[0];
   }
 }

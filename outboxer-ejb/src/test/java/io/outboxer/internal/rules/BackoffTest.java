@@ -1,4 +1,4 @@
-package io.outboxer.internal.worker;
+package io.outboxer.internal.rules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

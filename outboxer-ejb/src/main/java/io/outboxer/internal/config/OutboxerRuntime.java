@@ -1,0 +1,66 @@
+package io.outboxer.internal.config;
+
+import io.outboxer.OutboxException;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.inject.Inject;
+import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.microprofile.config.Config;
+
+/**
+ * Outboxer's state in this application: the configuration, read and validated once (a bad value
+ * fails deployment), the outboxes refused at startup with the reason, and the signal that wakes a
+ * partition's worker. Publishing, administration and health read it; the engine fills in the
+ * refusals and listens for {@link WakeUp}s.
+ */
+@ApplicationScoped
+public class OutboxerRuntime {
+
+  @Inject private Config config;
+  @Inject private Event<WakeUp> wakeUps;
+
+  private EngineConfig settings;
+  private final Map<String, String> refused = new ConcurrentHashMap<>();
+
+  @PostConstruct
+  void read() {
+    settings = EngineConfig.read(config);
+  }
+
+  /** The configuration in force. */
+  public EngineConfig settings() {
+    return settings;
+  }
+
+  /**
+   * The configuration of outbox {@code name}, which may deliver and accept messages.
+   *
+   * @throws OutboxException OUTBOXER-2005 when no such outbox is configured
+   */
+  public OutboxConfig outbox(String name) {
+    return settings.outbox(name);
+  }
+
+  /** Records that outbox {@code name} was refused at startup: its workers do not run. */
+  public void refuse(String name, String reason) {
+    refused.put(name, reason);
+  }
+
+  /** Why outbox {@code name} was refused at startup, or null when it was not. */
+  public String refusal(String name) {
+    return refused.get(name);
+  }
+
+  /** Outboxes refused at startup, with the reason. */
+  public Map<String, String> refusedOutboxes() {
+    return Collections.unmodifiableMap(refused);
+  }
+
+  /** Asks the worker of a partition to look for rows now: a transaction just committed some. */
+  public void wake(String outbox, int partition) {
+    wakeUps.fire(new WakeUp(outbox, partition));
+  }
+}

@@ -1,0 +1,170 @@
+package io.outboxer.internal.store;
+
+import io.outboxer.internal.entity.OutboxRecord;
+import io.outboxer.internal.rules.BlockedGroups;
+import io.outboxer.internal.rules.Completion;
+import io.outboxer.internal.rules.Ordering;
+import io.outboxer.internal.rules.OrderingScope;
+import io.outboxer.spi.Envelope;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The message rows through Hibernate and the dialect's statements. */
+@ApplicationScoped
+public class JpaMessageStore implements MessageStore {
+
+  /** The longest last error kept ({@code outboxer_message.last_error}). */
+  static final int MAX_ERROR = 4000;
+
+  @Inject private NativeQueries sql;
+
+  @Override
+  public long insert(OutboxRecord record, Long lockKey) {
+    if (lockKey != null && sql.has(Sql.GROUP_LOCK)) {
+      sql.column(Sql.GROUP_LOCK, "key", lockKey);
+    }
+    sql.entityManager().persist(record);
+    return record.getId();
+  }
+
+  @Override
+  @Transactional
+  public List<Envelope> nextBatch(String outbox, int partition, Ordering ordering, int batchSize) {
+    sql.update(Sql.PROMOTE_DUE, "outbox", outbox, "partition", partition);
+    if (ordering == Ordering.TOTAL
+        && !sql.column(Sql.HEAD_WAITS, "outbox", outbox, "partition", partition).isEmpty()) {
+      return List.of();
+    }
+    while (true) {
+      List<Envelope> read = readReady(outbox, partition, ordering, batchSize);
+      if (ordering != Ordering.GROUP) {
+        return read;
+      }
+      BlockedGroups.Split split = BlockedGroups.split(read, blockedFrom(outbox, partition, read));
+      if (!split.hold().isEmpty()) {
+        sql.update(Sql.HOLD_ROWS, "ids", NativeQueries.jsonArray(split.hold()));
+      }
+      // A batch made only of rows behind blocked heads is held and read past at once, rather than
+      // ending the worker's run with ready rows still behind them.
+      if (!split.onlyHeld()) {
+        return split.free();
+      }
+    }
+  }
+
+  private List<Envelope> readReady(String outbox, int partition, Ordering ordering, int limit) {
+    List<Object[]> rows =
+        sql.rows(Sql.READ_READY, "outbox", outbox, "partition", partition, "limit", limit);
+    List<Envelope> batch = new ArrayList<>(rows.size());
+    for (Object[] row : rows) {
+      String group = (String) row[1];
+      batch.add(
+          new Envelope(
+              ((Number) row[0]).longValue(),
+              outbox,
+              partition,
+              group,
+              (String) row[2],
+              (String) row[3],
+              ((Number) row[4]).intValue() + 1,
+              OrderingScope.of(ordering, group)));
+    }
+    return batch;
+  }
+
+  /**
+   * Per group of {@code batch} that is blocked, the id it is blocked from: its waiting head, or
+   * else its first held row. Two index probes per group, each one entry deep: the cost depends on
+   * the batch, never on how many rows a blocked group holds.
+   */
+  private Map<String, Long> blockedFrom(String outbox, int partition, List<Envelope> batch) {
+    List<String> groups = BlockedGroups.groupsOf(batch);
+    Map<String, Long> blockedFrom = new HashMap<>();
+    if (groups.isEmpty()) {
+      return blockedFrom;
+    }
+    for (Object[] row :
+        sql.rows(
+            Sql.BLOCKED_FROM,
+            "outbox",
+            outbox,
+            "partition",
+            partition,
+            "groups",
+            NativeQueries.jsonArray(groups))) {
+      Object from = row[1] != null ? row[1] : row[2];
+      if (from != null) {
+        blockedFrom.put((String) row[0], ((Number) from).longValue());
+      }
+    }
+    return blockedFrom;
+  }
+
+  @Override
+  @Transactional
+  public boolean complete(Lease lease, Completion completion) {
+    int fenced =
+        sql.update(
+            Sql.FENCE,
+            "outbox",
+            lease.outbox(),
+            "partition",
+            lease.partition(),
+            "owner",
+            lease.owner(),
+            "epoch",
+            lease.epoch());
+    if (fenced != 1) {
+      return false;
+    }
+    for (String group : completion.release()) {
+      releaseGroup(lease, group);
+    }
+    if (!completion.delete().isEmpty()) {
+      sql.update(Sql.DELETE_ROWS, "ids", NativeQueries.jsonArray(completion.delete()));
+    }
+    for (Completion.Failure f : completion.failures()) {
+      String error = truncate(f.reason());
+      int updated =
+          f.dead()
+              ? sql.update(Sql.FAIL_DEAD, "error", error, "id", f.id())
+              : sql.update(
+                  Sql.FAIL_RETRY, "error", error, "delay", f.retryAfter().toMillis(), "id", f.id());
+      if (updated == 1 && f.groupEffect() == Completion.GroupEffect.RELEASE) {
+        releaseGroup(lease, f.groupKey());
+      } else if (updated == 1 && f.groupEffect() == Completion.GroupEffect.HOLD) {
+        sql.update(
+            Sql.HOLD_GROUP,
+            "outbox",
+            lease.outbox(),
+            "partition",
+            lease.partition(),
+            "group",
+            f.groupKey(),
+            "head",
+            f.id());
+      }
+    }
+    return true;
+  }
+
+  private void releaseGroup(Lease lease, String group) {
+    sql.update(
+        Sql.RELEASE_GROUP,
+        "outbox",
+        lease.outbox(),
+        "partition",
+        lease.partition(),
+        "group",
+        group);
+  }
+
+  private static String truncate(String reason) {
+    return reason.length() <= MAX_ERROR ? reason : reason.substring(0, MAX_ERROR);
+  }
+}

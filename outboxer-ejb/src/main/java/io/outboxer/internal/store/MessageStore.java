@@ -1,0 +1,39 @@
+package io.outboxer.internal.store;
+
+import io.outboxer.internal.entity.OutboxRecord;
+import io.outboxer.internal.rules.Completion;
+import io.outboxer.internal.rules.Ordering;
+import io.outboxer.spi.Envelope;
+import java.util.List;
+
+/**
+ * The message rows as publishers and workers use them. The worker's methods are one transaction
+ * each, and none opens a second one while the first holds a connection (SQLite's pool holds one).
+ */
+public interface MessageStore {
+
+  /**
+   * Inserts {@code record} in the caller's transaction, first taking the transaction-scoped lock on
+   * {@code lockKey} where the database needs one to serialize writers ({@code null}: no lock).
+   *
+   * @return the id the database gave the row
+   */
+  long insert(OutboxRecord record, Long lockKey);
+
+  /**
+   * Reads the next batch of a partition in id order, in a transaction of its own: heads whose retry
+   * time has come are ready again; with group ordering, rows met behind a blocked head of their
+   * group are held (once each) and left out; with total ordering, nothing is read while a head
+   * waits. The cost does not grow with the rows held behind blocked heads (ADR 0002). Each
+   * envelope's attempt is its row's failed attempts plus one.
+   */
+  List<Envelope> nextBatch(String outbox, int partition, Ordering ordering, int batchSize);
+
+  /**
+   * Applies a delivered batch's {@code completion} in one transaction, fenced by {@code lease}:
+   * deletes the confirmed messages, records the failures, and holds or releases their groups.
+   *
+   * @return false, having changed nothing, when the lease was no longer valid
+   */
+  boolean complete(Lease lease, Completion completion);
+}

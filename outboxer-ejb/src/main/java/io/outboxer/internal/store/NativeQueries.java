@@ -1,0 +1,78 @@
+package io.outboxer.internal.store;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.persistence.Query;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Runs the dialect's named statements in the caller's transaction, through the persistence context,
+ * so that they share the connection of the entity writes (SQLite's pool holds one). Parameters come
+ * as name-value pairs: {@code update(Sql.LEAVE, "outbox", o, "node", n)}.
+ */
+@ApplicationScoped
+public class NativeQueries {
+
+  @PersistenceContext(unitName = "outboxer")
+  private EntityManager em;
+
+  @Inject private Database database;
+
+  /** The persistence context, for entity writes. */
+  EntityManager entityManager() {
+    return em;
+  }
+
+  /** True when the database has the optional {@code statement}. */
+  boolean has(Sql statement) {
+    return database.dialect().has(statement);
+  }
+
+  /** Runs an insert, update or delete; returns how many rows it changed. */
+  int update(Sql statement, Object... parameters) {
+    return query(statement, parameters).executeUpdate();
+  }
+
+  /** Runs a query of several columns. */
+  @SuppressWarnings("unchecked")
+  List<Object[]> rows(Sql statement, Object... parameters) {
+    return query(statement, parameters).getResultList();
+  }
+
+  /** Runs a query of one column. */
+  @SuppressWarnings("unchecked")
+  List<Object> column(Sql statement, Object... parameters) {
+    return query(statement, parameters).getResultList();
+  }
+
+  /** Runs a query of one number that always has a row (a count, say). */
+  Number number(Sql statement, Object... parameters) {
+    return (Number) query(statement, parameters).getSingleResult();
+  }
+
+  private Query query(Sql statement, Object... parameters) {
+    Query query = em.createNativeQuery(database.dialect().sql(statement));
+    for (int i = 0; i < parameters.length; i += 2) {
+      query.setParameter((String) parameters[i], parameters[i + 1]);
+    }
+    return query;
+  }
+
+  /** {@code values} as one JSON array: how the statements take lists of any length. */
+  static String jsonArray(Collection<?> values) {
+    JsonArrayBuilder array = Json.createArrayBuilder();
+    for (Object v : values) {
+      if (v instanceof Long n) {
+        array.add(n);
+      } else {
+        array.add((String) v);
+      }
+    }
+    return array.build().toString();
+  }
+}

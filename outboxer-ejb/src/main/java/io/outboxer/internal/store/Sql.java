@@ -1,0 +1,56 @@
+package io.outboxer.internal.store;
+
+/**
+ * The statements Outboxer runs, by the name each database's {@code sql/<database>/statements.sql}
+ * gives it. Each file holds whole statements; nothing is glued together in code.
+ */
+public enum Sql {
+  /**
+   * Takes a transaction-scoped lock on {@code :key}; absent where writers are serialized anyway.
+   */
+  GROUP_LOCK(true),
+  PROMOTE_DUE,
+  HEAD_WAITS,
+  READ_READY,
+  BLOCKED_FROM,
+  HOLD_ROWS,
+  FENCE,
+  DELETE_ROWS,
+  FAIL_DEAD,
+  FAIL_RETRY,
+  HOLD_GROUP,
+  RELEASE_GROUP,
+  INSERT_OUTBOX,
+  RECORDED_PARTITIONS,
+  COUNT_OUTBOX_ROWS,
+  UPDATE_PARTITIONS,
+  INSERT_LEASE,
+  ACQUIRE_LEASE,
+  LEASE_EPOCH,
+  RENEW_LEASE,
+  RELEASE_LEASE,
+  HEARTBEAT,
+  FORGET_NODES,
+  COUNT_NODES,
+  LEAVE,
+  COUNT_BY_STATE,
+  FIND_MESSAGE,
+  REVIVE_ALL_DEAD,
+  REVIVE_DEAD,
+  DELETE_MESSAGE;
+
+  private final boolean optional;
+
+  Sql() {
+    this(false);
+  }
+
+  Sql(boolean optional) {
+    this.optional = optional;
+  }
+
+  /** True when a database may leave the statement out. */
+  public boolean optional() {
+    return optional;
+  }
+}

@@ -1,0 +1,137 @@
+-- Every statement Outboxer runs on SQLite, by name (a "-- name:" line opens each one). The
+-- PostgreSQL file beside this one has the same names. Times are milliseconds since the epoch from
+-- the database clock, which has one value per statement. Lists of ids or group keys are bound as
+-- one JSON array, so each statement has one text whatever the list's length.
+
+-- SQLite has one writer at a time: publishers need no lock (no GROUP_LOCK statement).
+
+-- name: PROMOTE_DUE
+update outboxer_message set state = 0
+ where outbox = :outbox and partition_no = :partition and state = 3
+   and next_attempt_at <= cast(unixepoch('subsec') * 1000 as integer)
+
+-- name: HEAD_WAITS
+select id from outboxer_message
+ where outbox = :outbox and partition_no = :partition and state = 3 limit 1
+
+-- name: READ_READY
+select id, group_key, message_type, payload, attempts from outboxer_message
+ where outbox = :outbox and partition_no = :partition and state < 1
+ order by state, id limit :limit
+
+-- name: BLOCKED_FROM
+select k.g,
+       (select m.id from outboxer_message m
+         where m.outbox = :outbox and m.partition_no = :partition and m.state = 3
+           and m.group_key = k.g limit 1),
+       (select m.id from outboxer_message m
+         where m.outbox = :outbox and m.partition_no = :partition and m.state = 1
+           and m.group_key = k.g order by m.id limit 1)
+  from (select value as g from json_each(:groups)) as k
+
+-- name: HOLD_ROWS
+update outboxer_message set state = 1
+ where id in (select value from json_each(:ids))
+
+-- name: FENCE
+update outboxer_lease set epoch = epoch
+ where outbox = :outbox and partition_no = :partition and owner = :owner and epoch = :epoch
+   and expires_at > cast(unixepoch('subsec') * 1000 as integer)
+
+-- name: DELETE_ROWS
+delete from outboxer_message
+ where id in (select value from json_each(:ids))
+
+-- name: FAIL_DEAD
+update outboxer_message
+   set attempts = attempts + 1, last_error = :error, state = 2,
+       last_attempt_at = cast(unixepoch('subsec') * 1000 as integer)
+ where id = :id
+
+-- name: FAIL_RETRY
+update outboxer_message
+   set attempts = attempts + 1, last_error = :error, state = 3,
+       last_attempt_at = cast(unixepoch('subsec') * 1000 as integer),
+       next_attempt_at = cast(unixepoch('subsec') * 1000 as integer) + :delay
+ where id = :id
+
+-- name: HOLD_GROUP
+update outboxer_message set state = 1
+ where outbox = :outbox and partition_no = :partition and group_key = :group and state = 0
+   and id > :head
+
+-- name: RELEASE_GROUP
+update outboxer_message set state = 0
+ where outbox = :outbox and partition_no = :partition and group_key = :group and state = 1
+
+-- name: INSERT_OUTBOX
+insert into outboxer_outbox (name, partitions) values (:name, :partitions) on conflict do nothing
+
+-- name: RECORDED_PARTITIONS
+select partitions from outboxer_outbox where name = :name
+
+-- name: COUNT_OUTBOX_ROWS
+select count(*) from outboxer_message where outbox = :name
+
+-- name: UPDATE_PARTITIONS
+update outboxer_outbox set partitions = :partitions where name = :name
+
+-- name: INSERT_LEASE
+insert into outboxer_lease (outbox, partition_no) values (:outbox, :partition) on conflict do nothing
+
+-- name: ACQUIRE_LEASE
+update outboxer_lease
+   set owner = :owner, epoch = epoch + 1,
+       expires_at = cast(unixepoch('subsec') * 1000 as integer) + :ttl
+ where outbox = :outbox and partition_no = :partition
+   and (owner is null or expires_at <= cast(unixepoch('subsec') * 1000 as integer))
+
+-- name: LEASE_EPOCH
+select epoch from outboxer_lease where outbox = :outbox and partition_no = :partition
+
+-- name: RENEW_LEASE
+update outboxer_lease set expires_at = cast(unixepoch('subsec') * 1000 as integer) + :ttl
+ where outbox = :outbox and partition_no = :partition and owner = :owner and epoch = :epoch
+   and expires_at > cast(unixepoch('subsec') * 1000 as integer)
+
+-- name: RELEASE_LEASE
+update outboxer_lease set owner = null, expires_at = 0
+ where outbox = :outbox and partition_no = :partition and owner = :owner and epoch = :epoch
+   and expires_at > cast(unixepoch('subsec') * 1000 as integer)
+
+-- name: HEARTBEAT
+insert into outboxer_node (outbox, node_id, heartbeat_at)
+values (:outbox, :node, cast(unixepoch('subsec') * 1000 as integer))
+on conflict (outbox, node_id) do update set heartbeat_at = excluded.heartbeat_at
+
+-- name: FORGET_NODES
+delete from outboxer_node
+ where outbox = :outbox and heartbeat_at < cast(unixepoch('subsec') * 1000 as integer) - :forget
+
+-- name: COUNT_NODES
+select count(*) from outboxer_node
+ where outbox = :outbox and heartbeat_at > cast(unixepoch('subsec') * 1000 as integer) - :ttl
+
+-- name: LEAVE
+delete from outboxer_node where outbox = :outbox and node_id = :node
+
+-- name: COUNT_BY_STATE
+select partition_no, state, count(*) from outboxer_message where outbox = :outbox
+ group by partition_no, state
+
+-- name: FIND_MESSAGE
+select partition_no, group_key, state, attempts from outboxer_message
+ where outbox = :outbox and id = :id
+
+-- name: REVIVE_ALL_DEAD
+update outboxer_message
+   set state = 0, attempts = 0, next_attempt_at = cast(unixepoch('subsec') * 1000 as integer)
+ where outbox = :outbox and state = 2
+
+-- name: REVIVE_DEAD
+update outboxer_message
+   set state = 0, attempts = 0, next_attempt_at = cast(unixepoch('subsec') * 1000 as integer)
+ where outbox = :outbox and state = 2 and id = :id
+
+-- name: DELETE_MESSAGE
+delete from outboxer_message where id = :id
