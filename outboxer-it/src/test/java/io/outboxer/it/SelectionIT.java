@@ -2,11 +2,13 @@ package io.outboxer.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxer.internal.config.Ordering;
-import io.outboxer.internal.config.OutboxSettings;
-import io.outboxer.internal.store.JpaOutboxStore;
+import io.outboxer.internal.rules.BatchOutcome;
+import io.outboxer.internal.rules.Ordering;
+import io.outboxer.internal.rules.RetryPolicy;
+import io.outboxer.internal.store.Dialect;
 import io.outboxer.internal.store.Lease;
-import io.outboxer.internal.worker.BatchOutcome;
+import io.outboxer.internal.store.LeaseStore;
+import io.outboxer.internal.store.MessageStore;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.Sql;
 import io.outboxer.it.support.TableReads;
@@ -16,7 +18,6 @@ import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -41,7 +42,9 @@ class SelectionIT {
     return Deployments.outboxerWith(SelectionIT.class);
   }
 
-  @Inject JpaOutboxStore store;
+  @Inject MessageStore store;
+
+  @Inject LeaseStore leases;
 
   @Inject TableReads tableReads;
 
@@ -50,31 +53,21 @@ class SelectionIT {
   @Test
   void aBatchReadsOnlyReadyRowsWhateverTheBacklogBehindABlockedGroup() throws Exception {
     String outbox = "it-scan-" + UUID.randomUUID().toString().substring(0, 8);
-    OutboxSettings settings =
-        new OutboxSettings(
-            outbox,
-            Ordering.GROUP,
-            1,
-            0,
-            Duration.ofHours(1),
-            Duration.ofHours(1),
-            100,
-            false,
-            "scripted",
-            Map.of());
-    store.createLeases(outbox, 1);
-    Lease lease = store.acquire(outbox, 0, "selection-test", Duration.ofMinutes(10)).orElseThrow();
+    RetryPolicy policy =
+        new RetryPolicy(Ordering.GROUP, 0, Duration.ofHours(1), Duration.ofHours(1));
+    leases.createLeases(outbox, 1);
+    Lease lease = leases.acquire(outbox, 0, "selection-test", Duration.ofMinutes(10)).orElseThrow();
     String blocked = outbox + "-blocked";
     insertBacklog(outbox, blocked);
     assertThat(Sql.number("select count(*) from outboxer_message where outbox = ?", outbox))
         .isEqualTo(BLOCKED + OTHERS);
 
     // The head of the blocked group fails: the worker's completion holds its group (once).
-    List<Envelope> first = store.nextBatch(settings, 0);
+    List<Envelope> first = store.nextBatch(outbox, 0, Ordering.GROUP, 100);
     assertThat(first).hasSize(100).allMatch(e -> blocked.equals(e.groupKey()));
     long head = first.get(0).id();
     DeliveryReport report = DeliveryReport.builder().failed(head, "down").build();
-    assertThat(store.complete(settings, lease, BatchOutcome.decide(first, report))).isTrue();
+    assertThat(store.complete(lease, policy.complete(BatchOutcome.decide(first, report)))).isTrue();
     assertThat(
             Sql.number(
                 "select count(*) from outboxer_message where outbox = ? and state = 1", outbox))
@@ -83,10 +76,13 @@ class SelectionIT {
     // The first scan after the flagging meets the held rows' old entries in the ready index once
     // (PostgreSQL marks them dead as it passes); every later batch reads the next ready rows only.
     long firstOther = head + BLOCKED;
-    assertThat(store.nextBatch(settings, 0)).extracting(Envelope::id).first().isEqualTo(firstOther);
+    assertThat(store.nextBatch(outbox, 0, Ordering.GROUP, 100))
+        .extracting(Envelope::id)
+        .first()
+        .isEqualTo(firstOther);
     tx.begin();
     long[] before = tableReads();
-    List<Envelope> batch = store.nextBatch(settings, 0);
+    List<Envelope> batch = store.nextBatch(outbox, 0, Ordering.GROUP, 100);
     long[] after = tableReads();
     tx.commit();
 
@@ -109,13 +105,13 @@ class SelectionIT {
   @Test
   void aChangedPartitionCountIsRefusedWhileTheOutboxHoldsRows() {
     String outbox = "it-resize-" + UUID.randomUUID().toString().substring(0, 8);
-    assertThat(store.recordPartitions(outbox, 4)).isEmpty();
+    assertThat(leases.recordPartitions(outbox, 4)).isEmpty();
     Sql.update(
         "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
             + " values (?, 3, 'g', 'T', '{}')",
         outbox);
 
-    Optional<String> refusal = store.recordPartitions(outbox, 8);
+    Optional<String> refusal = leases.recordPartitions(outbox, 8);
 
     assertThat(refusal)
         .contains(
@@ -125,10 +121,10 @@ class SelectionIT {
                 + outbox
                 + ".partitions is now 8: its workers do not start until the change is undone or"
                 + " the outbox is drained (pending and dead messages delivered or discarded)");
-    assertThat(store.recordPartitions(outbox, 4)).as("the recorded count still works").isEmpty();
+    assertThat(leases.recordPartitions(outbox, 4)).as("the recorded count still works").isEmpty();
 
     Sql.update("delete from outboxer_message where outbox = ?", outbox);
-    assertThat(store.recordPartitions(outbox, 8))
+    assertThat(leases.recordPartitions(outbox, 8))
         .as("a drained outbox takes the new count")
         .isEmpty();
     assertThat(Sql.number("select partitions from outboxer_outbox where name = ?", outbox))
@@ -166,12 +162,16 @@ class SelectionIT {
     return Sql.database().equals("postgresql") ? tableReads.now() : null;
   }
 
+  /** SQLite's plan for the store's own statement that reads ready rows. */
   private static String sqlitePlan() {
+    String readReady =
+        Dialect.SQLITE
+            .sql(io.outboxer.internal.store.Sql.READ_READY)
+            .replace(":outbox", "'x'")
+            .replace(":partition", "0")
+            .replace(":limit", "100");
     StringBuilder plan = new StringBuilder();
-    for (Object[] row :
-        Sql.query(
-            "explain query plan select id, group_key, message_type, payload, attempts from outboxer_message"
-                + " where outbox = 'x' and partition_no = 0 and state < 1 order by state, id limit 100")) {
+    for (Object[] row : Sql.query("explain query plan " + readReady)) {
       plan.append(row[row.length - 1]).append('\n');
     }
     return plan.toString();

@@ -1,0 +1,174 @@
+package io.outboxer.internal.worker;
+
+import io.outboxer.internal.entity.OutboxRecord;
+import io.outboxer.internal.rules.Completion;
+import io.outboxer.internal.rules.Ordering;
+import io.outboxer.internal.rules.OrderingScope;
+import io.outboxer.internal.store.Lease;
+import io.outboxer.internal.store.LeaseStore;
+import io.outboxer.internal.store.MessageStore;
+import io.outboxer.spi.Envelope;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The stores a worker uses, in memory, for one outbox: rows by id, leases judged by a database
+ * clock the test moves, and counts of the calls a test asserts on.
+ */
+final class InMemoryStore implements MessageStore, LeaseStore {
+
+  /** A message row. */
+  static final class Row {
+    final long id;
+    final String group;
+    int attempts;
+    boolean waiting;
+    boolean dead;
+    String lastError;
+
+    Row(long id, String group) {
+      this.id = id;
+      this.group = group;
+    }
+  }
+
+  private record LeaseRow(String owner, long epoch, long expiresAtMillis) {}
+
+  final TreeMap<Long, Row> rows = new TreeMap<>();
+  final AtomicInteger emptyReads = new AtomicInteger();
+  final AtomicInteger renewals = new AtomicInteger();
+  final AtomicInteger completions = new AtomicInteger();
+  private final Map<Integer, LeaseRow> leases = new HashMap<>();
+  private long databaseMillis;
+
+  synchronized void add(long id, String group) {
+    rows.put(id, new Row(id, group));
+  }
+
+  /** Moves the database clock, by which leases expire. */
+  synchronized void advanceDatabaseClock(Duration d) {
+    databaseMillis += d.toMillis();
+  }
+
+  /** The owner of a partition's valid lease, or null. */
+  synchronized String owner(int partition) {
+    LeaseRow lease = leases.get(partition);
+    return lease == null || lease.expiresAtMillis <= databaseMillis ? null : lease.owner;
+  }
+
+  @Override
+  public long insert(OutboxRecord record, Long lockKey) {
+    throw new UnsupportedOperationException("workers do not publish");
+  }
+
+  @Override
+  public synchronized List<Envelope> nextBatch(
+      String outbox, int partition, Ordering ordering, int batchSize) {
+    List<Envelope> batch = new ArrayList<>();
+    Set<String> blocked = new HashSet<>();
+    for (Row r : rows.values()) {
+      if (batch.size() == batchSize) {
+        break;
+      }
+      if (r.waiting && r.group != null) {
+        blocked.add(r.group); // the rest of its group is held
+      }
+      if (!r.waiting && !r.dead && !blocked.contains(r.group)) {
+        batch.add(
+            new Envelope(
+                r.id,
+                outbox,
+                partition,
+                r.group,
+                "T",
+                "{}",
+                r.attempts + 1,
+                OrderingScope.of(ordering, r.group)));
+      }
+    }
+    if (batch.isEmpty()) {
+      emptyReads.incrementAndGet();
+    }
+    return batch;
+  }
+
+  @Override
+  public synchronized boolean complete(Lease lease, Completion completion) {
+    completions.incrementAndGet();
+    if (!valid(lease)) {
+      return false;
+    }
+    completion.delete().forEach(rows::remove);
+    for (Completion.Failure f : completion.failures()) {
+      Row r = rows.get(f.id());
+      r.attempts++;
+      r.lastError = f.reason();
+      r.dead = f.dead();
+      r.waiting = !f.dead();
+    }
+    return true;
+  }
+
+  private boolean valid(Lease lease) {
+    LeaseRow row = leases.get(lease.partition());
+    return row != null
+        && lease.owner().equals(row.owner)
+        && row.epoch == lease.epoch()
+        && row.expiresAtMillis > databaseMillis;
+  }
+
+  @Override
+  public Optional<String> recordPartitions(String outbox, int partitions) {
+    return Optional.empty();
+  }
+
+  @Override
+  public void createLeases(String outbox, int partitions) {}
+
+  @Override
+  public synchronized Optional<Lease> acquire(
+      String outbox, int partition, String owner, Duration ttl) {
+    LeaseRow row = leases.get(partition);
+    if (row != null && row.owner != null && row.expiresAtMillis > databaseMillis) {
+      return Optional.empty();
+    }
+    long epoch = row == null ? 1 : row.epoch + 1;
+    leases.put(partition, new LeaseRow(owner, epoch, databaseMillis + ttl.toMillis()));
+    return Optional.of(new Lease(outbox, partition, owner, epoch));
+  }
+
+  @Override
+  public synchronized boolean renew(Lease lease, Duration ttl) {
+    renewals.incrementAndGet();
+    if (!valid(lease)) {
+      return false;
+    }
+    leases.put(
+        lease.partition(),
+        new LeaseRow(lease.owner(), lease.epoch(), databaseMillis + ttl.toMillis()));
+    return true;
+  }
+
+  @Override
+  public synchronized void release(Lease lease) {
+    if (valid(lease)) {
+      leases.put(lease.partition(), new LeaseRow(null, lease.epoch(), 0));
+    }
+  }
+
+  @Override
+  public int heartbeat(String outbox, String node, Duration alive, Duration forgetAfter) {
+    return 1;
+  }
+
+  @Override
+  public void leave(String outbox, String node) {}
+}

@@ -1,0 +1,185 @@
+package io.outboxer.internal.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.config.TestOutboxes;
+import io.outboxer.internal.rules.LeaseTerms;
+import io.outboxer.spi.DeliveryReport;
+import io.outboxer.spi.Envelope;
+import io.outboxer.spi.Relay;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The worker against an in-memory store, a scripted relay and a clock the test moves. */
+class PartitionWorkerTest {
+
+  private static final LeaseTerms TERMS = new LeaseTerms(Duration.ofSeconds(30));
+  private static final OutboxConfig OUTBOX = TestOutboxes.orders("scripted", Map.of());
+
+  private final InMemoryStore store = new InMemoryStore();
+  private final AtomicLong nanos = new AtomicLong();
+  private final List<List<Long>> delivered = new ArrayList<>();
+
+  private final Relay confirmAll =
+      batch -> {
+        delivered.add(batch.stream().map(Envelope::id).toList());
+        DeliveryReport.Builder report = DeliveryReport.builder();
+        batch.forEach(e -> report.confirmed(e.id()));
+        return report.build();
+      };
+
+  private PartitionWorker worker(int partition, Relay relay, NodeShare share) {
+    return new PartitionWorker(
+        OUTBOX, partition, "node-a", TERMS, store, store, relay, share, nanos::get);
+  }
+
+  private void advance(Duration d) {
+    nanos.addAndGet(d.toNanos());
+    store.advanceDatabaseClock(d);
+  }
+
+  @Test
+  void aRunTakesTheLeaseAndDeliversThePartitionInIdOrderUntilItIsEmpty() {
+    for (long id = 1; id <= 250; id++) {
+      store.add(id, "g" + (id % 7));
+    }
+    PartitionWorker worker = worker(0, confirmAll, new NodeShare(1));
+
+    worker.run();
+
+    assertThat(store.owner(0)).isEqualTo("node-a");
+    assertThat(delivered).extracting(List::size).containsExactly(100, 100, 50);
+    assertThat(delivered.stream().flatMap(List::stream)).isSorted().hasSize(250);
+    assertThat(store.rows).isEmpty();
+  }
+
+  @Test
+  void theLeaseIsRenewedOnceAThirdOfItsTtlHasPassedAndNotBefore() {
+    PartitionWorker worker = worker(0, confirmAll, new NodeShare(1));
+    worker.run();
+    long epoch = worker.lease().epoch();
+
+    advance(Duration.ofSeconds(9));
+    worker.run();
+    assertThat(store.renewals).hasValue(0);
+
+    advance(Duration.ofSeconds(1));
+    worker.run();
+    assertThat(store.renewals).hasValue(1);
+    assertThat(worker.lease().epoch()).as("renewal keeps the epoch").isEqualTo(epoch);
+
+    advance(Duration.ofSeconds(9));
+    worker.run();
+    assertThat(store.renewals).as("timed from the last renewal").hasValue(1);
+    advance(Duration.ofSeconds(1));
+    worker.run();
+    assertThat(store.renewals).hasValue(2);
+  }
+
+  @Test
+  void aNodeOverItsFairShareHandsALeaseBackBeforeItsNextBatch() {
+    NodeShare share = new NodeShare(2);
+    PartitionWorker first = worker(0, confirmAll, share);
+    PartitionWorker second = worker(1, confirmAll, share);
+    first.run();
+    second.run();
+    assertThat(share.held()).isEqualTo(2);
+
+    share.nodes(2);
+    store.add(1, "g");
+    first.run();
+
+    assertThat(store.owner(0)).as("handed back, free for the other node").isNull();
+    assertThat(first.lease()).isNull();
+    assertThat(share.held()).isEqualTo(1);
+    assertThat(delivered).as("no batch after the hand-back").isEmpty();
+    second.run();
+    assertThat(store.owner(1)).isEqualTo("node-a");
+    assertThat(delivered).containsExactly(List.of(1L));
+  }
+
+  @Test
+  void aLeaseLostDuringABatchRecordsNothingAndIsLetGo() {
+    store.add(1, "g");
+    store.add(2, "h");
+    NodeShare share = new NodeShare(1);
+    Relay slow =
+        batch -> {
+          // The relay call outlives the lease, and another node takes the partition meanwhile.
+          advance(TERMS.ttl());
+          store.acquire(OUTBOX.name(), 0, "node-b", TERMS.ttl());
+          return DeliveryReport.builder().confirmed(1).failed(2, "refused").build();
+        };
+    PartitionWorker worker = worker(0, slow, share);
+
+    worker.run();
+
+    assertThat(store.completions).hasValue(1);
+    assertThat(store.rows).containsOnlyKeys(1L, 2L);
+    assertThat(store.rows.get(2L).attempts).as("no failure recorded").isZero();
+    assertThat(worker.lease()).isNull();
+    assertThat(share.held()).isZero();
+    assertThat(store.owner(0)).isEqualTo("node-b");
+  }
+
+  @Test
+  void wakeUpsDuringARunMergeIntoOneMoreRound() throws Exception {
+    store.add(1, "g");
+    CountDownLatch inRelay = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Relay blocking =
+        batch -> {
+          inRelay.countDown();
+          try {
+            release.await(10, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return confirmAll.deliver(batch);
+        };
+    PartitionWorker worker = worker(0, blocking, new NodeShare(1));
+    Thread run = new Thread(worker);
+    run.start();
+    assertThat(inRelay.await(10, TimeUnit.SECONDS)).isTrue();
+
+    for (int i = 0; i < 3; i++) {
+      worker.run(); // returns at once: a run is under way
+    }
+    assertThat(store.emptyReads).as("the first run is still in its batch").hasValue(0);
+    release.countDown();
+    run.join(10_000);
+
+    assertThat(run.isAlive()).isFalse();
+    assertThat(delivered).containsExactly(List.of(1L));
+    assertThat(store.emptyReads).as("the run ended once, then went round once more").hasValue(2);
+  }
+
+  @Test
+  void aRelayThatThrowsCountsAsAFailureOfEachScopesFirstMessage() {
+    store.add(1, "g");
+    store.add(2, "g");
+    store.add(3, "h");
+    PartitionWorker worker =
+        worker(
+            0,
+            batch -> {
+              throw new IllegalStateException("broker down");
+            },
+            new NodeShare(1));
+
+    worker.run();
+
+    assertThat(store.rows.get(1L).attempts).isEqualTo(1);
+    assertThat(store.rows.get(1L).lastError)
+        .isEqualTo("relay failed: java.lang.IllegalStateException: broker down");
+    assertThat(store.rows.get(2L).attempts).isZero();
+    assertThat(store.rows.get(3L).attempts).isEqualTo(1);
+  }
+}
