@@ -69,33 +69,12 @@ public class JpaLeaseStore implements LeaseStore {
 
   @Override
   public boolean renew(Lease lease, Duration ttl) {
-    return sql.update(
-            Sql.RENEW_LEASE,
-            "ttl",
-            ttl.toMillis(),
-            "outbox",
-            lease.outbox(),
-            "partition",
-            lease.partition(),
-            "owner",
-            lease.owner(),
-            "epoch",
-            lease.epoch())
-        == 1;
+    return sql.updateFenced(Sql.RENEW_LEASE, lease, "ttl", ttl.toMillis()) == 1;
   }
 
   @Override
   public void release(Lease lease) {
-    sql.update(
-        Sql.RELEASE_LEASE,
-        "outbox",
-        lease.outbox(),
-        "partition",
-        lease.partition(),
-        "owner",
-        lease.owner(),
-        "epoch",
-        lease.epoch());
+    sql.updateFenced(Sql.RELEASE_LEASE, lease);
   }
 
   @Override

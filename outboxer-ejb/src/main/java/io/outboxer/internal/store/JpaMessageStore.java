@@ -108,18 +108,7 @@ public class JpaMessageStore implements MessageStore {
   @Override
   @Transactional
   public boolean complete(Lease lease, Completion completion) {
-    int fenced =
-        sql.update(
-            Sql.FENCE,
-            "outbox",
-            lease.outbox(),
-            "partition",
-            lease.partition(),
-            "owner",
-            lease.owner(),
-            "epoch",
-            lease.epoch());
-    if (fenced != 1) {
+    if (sql.updateFenced(Sql.FENCE, lease) != 1) {
       return false;
     }
     for (String group : completion.release()) {

@@ -38,6 +38,19 @@ public class NativeQueries {
     return query(statement, parameters).executeUpdate();
   }
 
+  /**
+   * Runs a statement that changes rows only while {@code lease} is valid: it takes the lease as
+   * {@code :outbox}, {@code :partition}, {@code :owner} and {@code :epoch}.
+   */
+  int updateFenced(Sql statement, Lease lease, Object... parameters) {
+    return query(statement, parameters)
+        .setParameter("outbox", lease.outbox())
+        .setParameter("partition", lease.partition())
+        .setParameter("owner", lease.owner())
+        .setParameter("epoch", lease.epoch())
+        .executeUpdate();
+  }
+
   /** Runs a query of several columns. */
   @SuppressWarnings("unchecked")
   List<Object[]> rows(Sql statement, Object... parameters) {

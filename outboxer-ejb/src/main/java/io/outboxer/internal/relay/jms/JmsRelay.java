@@ -1,5 +1,11 @@
 package io.outboxer.internal.relay.jms;
 
+import static io.outboxer.internal.relay.MessageAttributes.ATTEMPT;
+import static io.outboxer.internal.relay.MessageAttributes.GROUP;
+import static io.outboxer.internal.relay.MessageAttributes.ID;
+import static io.outboxer.internal.relay.MessageAttributes.OUTBOX;
+import static io.outboxer.internal.relay.MessageAttributes.TYPE;
+
 import io.outboxer.OutboxException;
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.rules.Deadline;
@@ -38,21 +44,6 @@ import javax.naming.NamingException;
 public final class JmsRelay implements Relay {
 
   public static final String DEFAULT_CONNECTION_FACTORY = "jms/outboxer/ConnectionFactory";
-
-  /** Message property: the outbox message id (long). */
-  public static final String ID = "OutboxerId";
-
-  /** Message property: the outbox name. */
-  public static final String OUTBOX = "OutboxerOutbox";
-
-  /** Message property: the group key, absent for ungrouped messages. */
-  public static final String GROUP = "OutboxerGroup";
-
-  /** Message property: the message type. */
-  public static final String TYPE = "OutboxerType";
-
-  /** Message property: the delivery attempt, from 1. */
-  public static final String ATTEMPT = "OutboxerAttempt";
 
   private final ConnectionFactory connectionFactory;
   private final Destination destination;
@@ -158,8 +149,8 @@ public final class JmsRelay implements Relay {
   /**
    * The {@code JMSXGroupSeq} of message {@code id}: the id itself while it fits a positive int, so
    * it increases within a group but is not consecutive (ids are shared by all groups of an outbox);
-   * after 2^31 - 1 messages it starts again at 1. Consumers that order or deduplicate use {@value
-   * #ID}, a long.
+   * after 2^31 - 1 messages it starts again at 1. Consumers that order or deduplicate use the id
+   * property, a long.
    */
   static int groupSeq(long id) {
     return (int) ((id - 1) % Integer.MAX_VALUE) + 1;

@@ -1,5 +1,11 @@
 package io.outboxer.internal.relay.sqs;
 
+import static io.outboxer.internal.relay.MessageAttributes.ATTEMPT;
+import static io.outboxer.internal.relay.MessageAttributes.GROUP;
+import static io.outboxer.internal.relay.MessageAttributes.ID;
+import static io.outboxer.internal.relay.MessageAttributes.OUTBOX;
+import static io.outboxer.internal.relay.MessageAttributes.TYPE;
+
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.rules.Deadline;
 import io.outboxer.internal.rules.Ordering;
@@ -16,8 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
-import org.apache.commons.codec.digest.DigestUtils;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
@@ -35,9 +39,9 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
 /**
  * Sends messages to an Amazon SQS FIFO queue with {@code SendMessageBatch}: {@code MessageGroupId}
  * = the group key, {@code MessageDeduplicationId} = {@code <outbox>:<id>}, so that a message sent
- * again after an unknown outcome is dropped by SQS within its five-minute deduplication window.
- * Message attributes {@value #ID}, {@value #OUTBOX}, {@value #TYPE}, {@value #ATTEMPT} and, for
- * grouped messages, {@value #GROUP}.
+ * again after an unknown outcome is dropped by SQS within its five-minute deduplication window. The
+ * {@linkplain io.outboxer.internal.relay.MessageAttributes message attributes} carry the id,
+ * outbox, type, attempt and, for grouped messages, the group.
  *
  * <p>The group id of a message: the group key, when SQS accepts it as one (at most 128 characters
  * of ASCII letters, digits and punctuation), else {@code sha256:} and the key's SHA-256 in hex;
@@ -62,35 +66,15 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  */
 public final class SqsFifoRelay implements Relay {
 
-  /** Message attribute: the outbox message id (Number). */
-  public static final String ID = "OutboxerId";
-
-  /** Message attribute: the outbox name. */
-  public static final String OUTBOX = "OutboxerOutbox";
-
-  /** Message attribute: the group key, absent for ungrouped messages. */
-  public static final String GROUP = "OutboxerGroup";
-
-  /** Message attribute: the message type. */
-  public static final String TYPE = "OutboxerType";
-
-  /** Message attribute: the delivery attempt, from 1 (Number). */
-  public static final String ATTEMPT = "OutboxerAttempt";
-
-  private static final Pattern VALID_GROUP_ID = Pattern.compile("[\\p{Alnum}\\p{Punct}]{1,128}");
-
   private final SqsClient sqs;
   private final String queueUrl;
-  private final String outbox;
-  private final boolean totalOrder;
+  private final SqsIds ids;
   private final Duration callBudget;
 
-  SqsFifoRelay(
-      SqsClient sqs, String queueUrl, String outbox, boolean totalOrder, Duration callBudget) {
+  SqsFifoRelay(SqsClient sqs, String queueUrl, SqsIds ids, Duration callBudget) {
     this.sqs = sqs;
     this.queueUrl = queueUrl;
-    this.outbox = outbox;
-    this.totalOrder = totalOrder;
+    this.ids = ids;
     this.callBudget = callBudget;
   }
 
@@ -136,7 +120,7 @@ public final class SqsFifoRelay implements Relay {
           "region", "no AWS region configured or found by the SDK (" + e.getMessage() + ")");
     }
     return new SqsFifoRelay(
-        sqs, queueUrl, outbox.name(), outbox.ordering() == Ordering.TOTAL, callBudget);
+        sqs, queueUrl, new SqsIds(outbox.name(), outbox.ordering() == Ordering.TOTAL), callBudget);
   }
 
   private static URI endpoint(OutboxConfig outbox, String value) {
@@ -234,27 +218,13 @@ public final class SqsFifoRelay implements Relay {
     if (e.groupKey() != null) {
       attributes.put(GROUP, string(e.groupKey()));
     }
-    String deduplicationId = outbox + ":" + e.id();
     return SendMessageBatchRequestEntry.builder()
         .id(Long.toString(e.id()))
         .messageBody(e.payload())
         .messageAttributes(attributes)
-        .messageDeduplicationId(deduplicationId)
-        .messageGroupId(groupId(e, deduplicationId))
+        .messageDeduplicationId(ids.deduplicationId(e))
+        .messageGroupId(ids.groupId(e))
         .build();
-  }
-
-  String groupId(Envelope e, String deduplicationId) {
-    if (totalOrder) {
-      return outbox;
-    }
-    if (e.groupKey() == null) {
-      return deduplicationId;
-    }
-    if (VALID_GROUP_ID.matcher(e.groupKey()).matches()) {
-      return e.groupKey();
-    }
-    return "sha256:" + DigestUtils.sha256Hex(e.groupKey());
   }
 
   private static MessageAttributeValue string(String value) {

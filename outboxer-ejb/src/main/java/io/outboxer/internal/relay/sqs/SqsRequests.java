@@ -1,5 +1,6 @@
 package io.outboxer.internal.relay.sqs;
 
+import io.outboxer.internal.relay.MessageAttributes;
 import io.outboxer.spi.Envelope;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -63,15 +64,15 @@ final class SqsRequests {
   /** What SQS counts towards a request's size: the body and the attributes' names and values. */
   private static int size(Envelope e) {
     int attributes =
-        SqsFifoRelay.ID.length()
+        MessageAttributes.ID.length()
             + 20
-            + SqsFifoRelay.OUTBOX.length()
+            + MessageAttributes.OUTBOX.length()
             + e.outbox().length()
-            + SqsFifoRelay.TYPE.length()
+            + MessageAttributes.TYPE.length()
             + utf8(e.type())
-            + SqsFifoRelay.ATTEMPT.length()
+            + MessageAttributes.ATTEMPT.length()
             + 11
-            + (e.groupKey() == null ? 0 : SqsFifoRelay.GROUP.length() + utf8(e.groupKey()));
+            + (e.groupKey() == null ? 0 : MessageAttributes.GROUP.length() + utf8(e.groupKey()));
     return utf8(e.payload()) + attributes;
   }
 

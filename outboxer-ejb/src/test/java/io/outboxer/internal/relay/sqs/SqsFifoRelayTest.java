@@ -79,24 +79,23 @@ class SqsFifoRelayTest {
 
   @Test
   void aGroupKeySqsCannotTakeIsHashedAndUngroupedMessagesAreTheirOwnGroup() {
-    SqsFifoRelay relay =
-        new SqsFifoRelay(null, "https://sqs/1/orders.fifo", "orders", false, Duration.ofSeconds(1));
+    SqsIds ids = new SqsIds("orders", false);
 
-    assertThat(relay.groupId(message(1, "customer-42", "{}"), "orders:1")).isEqualTo("customer-42");
-    assertThat(relay.groupId(message(2, "kunde müller", "{}"), "orders:2"))
+    assertThat(ids.groupId(message(1, "customer-42", "{}"))).isEqualTo("customer-42");
+    assertThat(ids.groupId(message(2, "kunde müller", "{}")))
         .isEqualTo(
             "sha256:" + org.apache.commons.codec.digest.DigestUtils.sha256Hex("kunde müller"));
-    assertThat(relay.groupId(message(3, "k".repeat(129), "{}"), "orders:3")).startsWith("sha256:");
-    assertThat(relay.groupId(message(4, null, "{}"), "orders:4")).isEqualTo("orders:4");
+    assertThat(ids.groupId(message(3, "k".repeat(129), "{}"))).startsWith("sha256:");
+    assertThat(ids.groupId(message(4, null, "{}"))).isEqualTo("orders:4");
+    assertThat(ids.deduplicationId(message(4, null, "{}"))).isEqualTo("orders:4");
   }
 
   @Test
   void withTotalOrderingTheWholeOutboxIsOneSqsGroup() {
-    SqsFifoRelay relay =
-        new SqsFifoRelay(null, "https://sqs/1/orders.fifo", "orders", true, Duration.ofSeconds(1));
+    SqsIds ids = new SqsIds("orders", true);
 
-    assertThat(relay.groupId(message(1, "customer-42", "{}"), "orders:1")).isEqualTo("orders");
-    assertThat(relay.groupId(message(2, null, "{}"), "orders:2")).isEqualTo("orders");
+    assertThat(ids.groupId(message(1, "customer-42", "{}"))).isEqualTo("orders");
+    assertThat(ids.groupId(message(2, null, "{}"))).isEqualTo("orders");
   }
 
   /**
