@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /**
- * A point in time on a monotonic clock ({@link System#nanoTime()} unless a test gives another),
- * with what is left until it. The worker renews its lease by one and relays end their calls by
- * another, so both judge time the same way.
+ * A point in time on a monotonic clock ({@link System#nanoTime()} unless a test gives another). The
+ * worker renews its lease by one and relays end their calls by another, so both judge time the same
+ * way.
  */
 public final class Deadline {
 
@@ -31,17 +31,5 @@ public final class Deadline {
   /** True once the deadline is reached. */
   public boolean passed() {
     return clock.getAsLong() - atNanos >= 0;
-  }
-
-  /** The time left, zero once the deadline passed. */
-  public Duration remaining() {
-    long left = atNanos - clock.getAsLong();
-    return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
-  }
-
-  /** The time left, but at most {@code limit}: how long one wait inside the deadline may take. */
-  public Duration remainingAtMost(Duration limit) {
-    Duration left = remaining();
-    return left.compareTo(limit) < 0 ? left : limit;
   }
 }
