@@ -17,8 +17,17 @@ import java.util.List;
  *       to consumers in this call. A relay stops a scope at its first failure and leaves the rest
  *       of that scope out of the report.
  *   <li>Messages without a scope are independent of each other and of every scope.
- *   <li>A relay never throws for a single message: it reports the failure with a reason. An
- *       exception from {@link #deliver} means nothing of the batch is known to be confirmed.
+ *   <li>{@linkplain DeliveryReport.Builder#failed Failed} means: the destination refused this
+ *       message for its own content (too large, invalid). It costs the message an attempt, and
+ *       after {@code max-attempts} its life. Never report a message failed because the destination
+ *       is unreachable, timed out, throttled, fenced the producer or does not exist, nor because
+ *       another message of the same request or transaction was refused: when a request fails
+ *       without saying which message caused it, find out (send the suspects again, or halve the
+ *       request) or leave them unreported.
+ *   <li>A message left out of the report stays pending with its attempt not counted. An exception
+ *       from {@link #deliver} means the destination is unavailable and nothing of the batch is known
+ *       to be confirmed: no message is charged, and the partition waits with the outbox's backoff
+ *       before its next call.
  * </ul>
  *
  * <p>The engine enforces the prefix rule on its side too: whatever a relay reports after a failure

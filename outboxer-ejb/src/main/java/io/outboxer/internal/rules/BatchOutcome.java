@@ -49,20 +49,4 @@ public record BatchOutcome(
     }
     return new BatchOutcome(List.copyOf(confirmed), List.copyOf(failed), List.copyOf(untouched));
   }
-
-  /**
-   * The report for a relay call that threw: nothing is known to be confirmed, and the first message
-   * of every scope (and every unscoped message) counts as failed with {@code reason}, so that
-   * retries back off instead of spinning.
-   */
-  public static DeliveryReport allFailed(List<Envelope> batch, String reason) {
-    DeliveryReport.Builder report = DeliveryReport.builder();
-    Set<String> seen = new HashSet<>();
-    for (Envelope e : batch) {
-      if (e.orderingScope() == null || seen.add(e.orderingScope())) {
-        report.failed(e.id(), reason);
-      }
-    }
-    return report.build();
-  }
 }

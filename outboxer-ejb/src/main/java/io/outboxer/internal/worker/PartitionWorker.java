@@ -39,6 +39,7 @@ public final class PartitionWorker implements Runnable {
   private final Relay relay;
   private final NodeShare share;
   private final LongSupplier clock;
+  private final RelayOutage outage;
 
   private final ReentrantLock running = new ReentrantLock();
   private final AtomicBoolean wakeRequested = new AtomicBoolean();
@@ -70,6 +71,12 @@ public final class PartitionWorker implements Runnable {
     this.relay = relay;
     this.share = share;
     this.clock = clock;
+    this.outage =
+        new RelayOutage(
+            "outbox " + outbox.name() + " partition " + partition,
+            outbox.backoffMin(),
+            outbox.backoffMax(),
+            clock);
   }
 
   @Override
@@ -94,7 +101,7 @@ public final class PartitionWorker implements Runnable {
   }
 
   private void drain() {
-    while (!stopped && holdsLease()) {
+    while (!stopped && holdsLease() && !outage.pausing()) {
       List<Envelope> batch =
           messages.nextBatch(outbox.name(), partition, outbox.ordering(), outbox.batchSize());
       if (batch.isEmpty()) {
@@ -104,12 +111,10 @@ public final class PartitionWorker implements Runnable {
       try {
         report = relay.deliver(batch);
       } catch (RuntimeException e) {
-        LOG.log(
-            Level.WARNING,
-            "OUTBOXER-3002 relay of outbox " + outbox.name() + " failed for a whole batch",
-            e);
-        report = BatchOutcome.allFailed(batch, "relay failed: " + e);
+        outage.failed(e); // nothing of the batch is known: it stays pending, no attempt charged
+        return;
       }
+      outage.answered();
       BatchOutcome outcome = BatchOutcome.decide(batch, report);
       if (!messages.complete(lease, retryPolicy.complete(outcome))) {
         LOG.warning(

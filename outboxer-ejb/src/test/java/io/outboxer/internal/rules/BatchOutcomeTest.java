@@ -45,14 +45,4 @@ class BatchOutcomeTest {
     assertThat(outcome.failed()).extracting(f -> f.envelope().id()).containsExactly(4L);
     assertThat(outcome.untouched()).extracting(Envelope::id).containsExactly(1L, 2L);
   }
-
-  @Test
-  void aThrowingRelayFailsTheFirstMessageOfEveryScopeAndEveryUnscopedOne() {
-    List<Envelope> batch = List.of(e(1, "a"), e(2, "a"), e(3, "b"), e(4, null), e(5, null));
-
-    DeliveryReport report = BatchOutcome.allFailed(batch, "down");
-
-    assertThat(report.confirmed()).isEmpty();
-    assertThat(report.failed()).containsOnlyKeys(1L, 3L, 4L, 5L).containsValue("down");
-  }
 }

@@ -162,24 +162,42 @@ class PartitionWorkerTest {
   }
 
   @Test
-  void aRelayThatThrowsCountsAsAFailureOfEachScopesFirstMessage() {
+  void aRelayThatThrowsChargesNothingAndThePartitionBacksOffUntilItAnswers() {
     store.add(1, "g");
     store.add(2, "g");
     store.add(3, "h");
-    PartitionWorker worker =
-        worker(
-            0,
-            batch -> {
-              throw new IllegalStateException("broker down");
-            },
-            new NodeShare(1));
+    List<Integer> calls = new ArrayList<>();
+    boolean[] down = {true};
+    Relay flaky =
+        batch -> {
+          calls.add(batch.size());
+          if (down[0]) {
+            throw new IllegalStateException("broker down");
+          }
+          return confirmAll.deliver(batch);
+        };
+    PartitionWorker worker = worker(0, flaky, new NodeShare(1));
 
     worker.run();
+    assertThat(calls).hasSize(1);
+    assertThat(store.rows.values()).allMatch(r -> r.attempts == 0 && !r.waiting);
 
-    assertThat(store.rows.get(1L).attempts).isEqualTo(1);
-    assertThat(store.rows.get(1L).lastError)
-        .isEqualTo("relay failed: java.lang.IllegalStateException: broker down");
-    assertThat(store.rows.get(2L).attempts).isZero();
-    assertThat(store.rows.get(3L).attempts).isEqualTo(1);
+    // backoff.min is 1s: no call before it, one after it; the second failure waits 2s.
+    advance(Duration.ofMillis(999));
+    worker.run();
+    assertThat(calls).hasSize(1);
+    advance(Duration.ofMillis(1));
+    worker.run();
+    assertThat(calls).hasSize(2);
+    advance(Duration.ofMillis(1999));
+    worker.run();
+    assertThat(calls).hasSize(2);
+
+    down[0] = false;
+    advance(Duration.ofMillis(1));
+    worker.run();
+    assertThat(calls).hasSize(3);
+    assertThat(delivered).containsExactly(List.of(1L, 2L, 3L));
+    assertThat(store.rows).isEmpty();
   }
 }

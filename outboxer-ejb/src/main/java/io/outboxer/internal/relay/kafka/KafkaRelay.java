@@ -1,17 +1,21 @@
 package io.outboxer.internal.relay.kafka;
 
 import io.outboxer.internal.config.OutboxConfig;
-import io.outboxer.internal.rules.BatchOutcome;
 import io.outboxer.internal.rules.Deadline;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -22,6 +26,11 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.CorruptRecordException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -29,9 +38,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * ungrouped), value = the JSON payload, headers {@value #ID}, {@value #OUTBOX}, {@value #TYPE},
  * {@value #ATTEMPT}. A message counts as confirmed only when the transaction holding it committed,
  * so consumers reading committed data never see a message behind a failed one of its group (ADR
- * 0004). When records of a batch fail (a record too large for the topic, say), the transaction is
- * aborted and the batch sent again in a new one without the failed messages and what follows them
- * in their scope; the failed ones are reported with the broker's reason.
+ * 0004). A message is charged only for its own refusal (a record too large for the producer or the
+ * topic, say): {@link TransactionRounds} pins a refusal to its record and sends the rest of the
+ * batch again in new transactions; a batch that fails for any other reason charges nothing.
  *
  * <p>One transactional producer per partition of the outbox, with the transactional id {@code
  * <prefix><outbox>-<partition>}: a partition has one worker in the cluster, and a worker that lost
@@ -42,8 +51,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <p>Unless the configuration sets one of them, {@code delivery.timeout.ms} is the call budget and
  * {@code request.timeout.ms} and {@code max.block.ms} half of it, so that a batch to a broker that
- * does not answer fails within the budget; a batch whose first transaction used the budget up is
- * not sent again: its messages stay pending.
+ * does not answer fails within the budget; no new transaction starts once the budget is used up:
+ * the rest of the batch stays pending.
  */
 public final class KafkaRelay implements Relay {
 
@@ -53,6 +62,19 @@ public final class KafkaRelay implements Relay {
   public static final String ATTEMPT = "outboxer-attempt";
 
   private static final Logger LOG = Logger.getLogger(KafkaRelay.class.getName());
+
+  /**
+   * The refusals of one record for its own content: too large for the producer or the topic,
+   * invalid for the topic (a compacted topic needs a key), unreadable. Every other failure is the
+   * transaction's or the destination's, and never charged to a message.
+   */
+  private static final List<Class<? extends Throwable>> RECORD_REFUSALS =
+      List.of(
+          RecordTooLargeException.class,
+          RecordBatchTooLargeException.class,
+          InvalidRecordException.class,
+          CorruptRecordException.class,
+          SerializationException.class);
 
   /** The producer's timeouts, derived from the call budget unless the configuration sets one. */
   private static final List<String> TIMEOUTS =
@@ -115,27 +137,8 @@ public final class KafkaRelay implements Relay {
     int partition = batch.get(0).partition();
     Producer<String, String> producer = producer(partition);
     try {
-      Map<Long, String> failures = sendInTransaction(producer, batch);
-      if (failures.isEmpty()) {
-        return report(batch, failures);
-      }
-      // Leave out each failed message and everything behind it in its scope (the engine's own
-      // prefix rule decides which), and send the rest again.
-      BatchOutcome outcome = BatchOutcome.decide(batch, report(batch, failures));
-      List<Envelope> rest = outcome.confirmed();
-      if (deadline.passed()) {
-        rest = List.of(); // no time for a second transaction: the rest stays pending
-      }
-      if (!rest.isEmpty()) {
-        Map<Long, String> again = sendInTransaction(producer, rest);
-        if (!again.isEmpty()) {
-          throw new IllegalStateException("Kafka refused the batch twice: " + again.values());
-        }
-      }
-      DeliveryReport.Builder report = DeliveryReport.builder();
-      rest.forEach(e -> report.confirmed(e.id()));
-      outcome.failed().forEach(f -> report.failed(f.envelope().id(), f.reason()));
-      return report.build();
+      return TransactionRounds.deliver(
+          batch, records -> sendInTransaction(producer, records), deadline);
     } catch (RuntimeException e) {
       // The producer may be fenced or in an unknown state: start the next batch with a new one.
       discard(partition);
@@ -144,20 +147,28 @@ public final class KafkaRelay implements Relay {
   }
 
   /**
-   * Sends {@code batch} in one transaction and commits it when every record was acknowledged.
-   *
-   * @return the failed records with their reasons; when not empty, the transaction was aborted
+   * Sends {@code records} in one transaction and commits it when every record was acknowledged,
+   * else aborts it and says why each failed record failed: for its own content (a record-level
+   * refusal that no other record shares, or the first the producer returned at once from {@code
+   * send}), for a record-level refusal shared with others (whose is unknown), or for the
+   * transaction's sake.
    */
-  private Map<Long, String> sendInTransaction(
-      Producer<String, String> producer, List<Envelope> batch) {
+  private TransactionRounds.Round sendInTransaction(
+      Producer<String, String> producer, List<Envelope> records) {
     producer.beginTransaction();
-    Map<Long, Future<RecordMetadata>> sent = new HashMap<>();
-    Map<Long, String> failures = new HashMap<>();
-    for (Envelope e : batch) {
+    Map<Long, Future<RecordMetadata>> sent = new LinkedHashMap<>();
+    Map<Long, Throwable> errors = new LinkedHashMap<>();
+    Set<Long> refusedAtSend = new HashSet<>();
+    for (Envelope e : records) {
       try {
-        sent.put(e.id(), producer.send(toRecord(e)));
+        Future<RecordMetadata> future = producer.send(toRecord(e));
+        sent.put(e.id(), future);
+        if (future.isDone()) {
+          refusedAtSend.add(e.id()); // checked by the producer before sending; failed or not
+        }
       } catch (RuntimeException ex) {
-        failures.put(e.id(), "Kafka refused the record: " + ex);
+        errors.put(e.id(), ex);
+        refusedAtSend.add(e.id());
       }
     }
     producer.flush();
@@ -165,18 +176,36 @@ public final class KafkaRelay implements Relay {
       try {
         f.getValue().get();
       } catch (ExecutionException ex) {
-        failures.put(f.getKey(), "Kafka refused the record: " + ex.getCause());
+        errors.put(f.getKey(), ex.getCause());
       } catch (InterruptedException ex) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while waiting for Kafka", ex);
       }
     }
-    if (failures.isEmpty()) {
+    if (errors.isEmpty()) {
       producer.commitTransaction();
-    } else {
-      producer.abortTransaction();
+      return new TransactionRounds.Round(true, Map.of());
     }
-    return failures;
+    producer.abortTransaction();
+    Map<Throwable, Integer> holders = new IdentityHashMap<>();
+    errors.values().forEach(t -> holders.merge(t, 1, Integer::sum));
+    Set<Throwable> claimed = Collections.newSetFromMap(new IdentityHashMap<>());
+    Map<Long, TransactionRounds.Failure> failures = new HashMap<>();
+    for (Envelope e : records) {
+      Throwable t = errors.get(e.id());
+      if (t == null) {
+        continue;
+      }
+      TransactionRounds.Cause cause = TransactionRounds.Cause.COLLATERAL;
+      if (RECORD_REFUSALS.stream().anyMatch(type -> type.isInstance(t))) {
+        // Whose refusal it is: the record that alone holds it, or the first one the producer
+        // refused at send with it (records queued before it fail later with the same instance).
+        boolean own = holders.get(t) == 1 || refusedAtSend.contains(e.id()) && claimed.add(t);
+        cause = own ? TransactionRounds.Cause.OWN : TransactionRounds.Cause.SHARED;
+      }
+      failures.put(e.id(), new TransactionRounds.Failure("Kafka refused the record: " + t, cause));
+    }
+    return new TransactionRounds.Round(false, failures);
   }
 
   private ProducerRecord<String, String> toRecord(Envelope e) {
@@ -186,20 +215,6 @@ public final class KafkaRelay implements Relay {
     record.headers().add(TYPE, e.type().getBytes(StandardCharsets.UTF_8));
     record.headers().add(ATTEMPT, Integer.toString(e.attempt()).getBytes(StandardCharsets.UTF_8));
     return record;
-  }
-
-  /** Every message of {@code batch} confirmed, but those in {@code failures}. */
-  private static DeliveryReport report(List<Envelope> batch, Map<Long, String> failures) {
-    DeliveryReport.Builder report = DeliveryReport.builder();
-    for (Envelope e : batch) {
-      String reason = failures.get(e.id());
-      if (reason == null) {
-        report.confirmed(e.id());
-      } else {
-        report.failed(e.id(), reason);
-      }
-    }
-    return report.build();
   }
 
   private Producer<String, String> producer(int partition) {

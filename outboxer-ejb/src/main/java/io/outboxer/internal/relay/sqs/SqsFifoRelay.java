@@ -43,19 +43,16 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  * {@linkplain io.outboxer.internal.relay.MessageAttributes message attributes} carry the id,
  * outbox, type, attempt and, for grouped messages, the group.
  *
- * <p>The group id of a message: the group key, when SQS accepts it as one (at most 128 characters
- * of ASCII letters, digits and punctuation), else {@code sha256:} and the key's SHA-256 in hex;
- * ungrouped messages are independent, so each one is its own SQS group (its deduplication id); with
- * total ordering every message goes to one SQS group named after the outbox, so consumers see the
- * outbox's order.
+ * <p>The group id of a message is its group key where SQS can take it ({@link SqsIds}); with total
+ * ordering every message goes to one SQS group named after the outbox.
  *
  * <p>SQS reports each entry of a batch on its own and may accept an entry that follows a rejected
  * one of the same group. To keep the relay contract, a request carries at most one message per
  * ordering scope: the batch is sent in rounds (the first message of every scope, then the second,
  * ...), each round in requests within SQS's limits ({@link SqsRequests}), and a scope stops at its
- * first rejected entry. A request that fails as a whole counts as a failure of its entries; when
- * SQS could not be reached or answered with a server error, the rest of the batch is left for the
- * next attempt.
+ * first rejected entry. A request refused as a whole for its content is halved until the refusal is
+ * pinned to its entry; when SQS could not be reached, throttled or answered with a server error,
+ * nothing is charged and the rest of the batch is left for the next call.
  *
  * <p>Each SQS call may take the call budget at most (the SDK's API call timeout, retries included),
  * and no request is started once a batch used the budget up: the rest of the batch stays pending.
@@ -150,8 +147,18 @@ public final class SqsFifoRelay implements Relay {
         }
       }
       for (List<Envelope> request : SqsRequests.requests(open)) {
-        if (deadline.passed() || !send(request, report, stopped)) {
+        if (deadline.passed()) {
           return report.build();
+        }
+        SdkException unavailable = send(request, report, stopped, deadline);
+        if (unavailable != null) {
+          DeliveryReport settled = report.build();
+          if (settled.confirmed().isEmpty() && settled.failed().isEmpty()) {
+            throw new IllegalStateException(
+                "SQS is unavailable for " + queueUrl + ": " + unavailable.getMessage(),
+                unavailable);
+          }
+          return settled; // the rest waits, no attempt charged
         }
       }
     }
@@ -159,12 +166,19 @@ public final class SqsFifoRelay implements Relay {
   }
 
   /**
-   * Sends one request and records its outcome.
+   * Sends one request and records its outcome. A request that SQS refuses as a whole for its
+   * content (HTTP 400, not throttling) is cut in halves until the refusal is pinned to its entry,
+   * so that only that entry is charged; the entries of one request belong to distinct scopes, so
+   * the halves may go in any order.
    *
-   * @return false when the rest of the batch should wait: SQS could not be reached, throttled, or
-   *     failed the request for another reason than its content
+   * @return null, or the failure that leaves the rest of the batch waiting, uncharged: SQS could
+   *     not be reached, throttled, or failed the request for another reason than its content
    */
-  private boolean send(List<Envelope> request, DeliveryReport.Builder report, Set<String> stopped) {
+  private SdkException send(
+      List<Envelope> request,
+      DeliveryReport.Builder report,
+      Set<String> stopped,
+      Deadline deadline) {
     Map<String, Envelope> byEntry = new LinkedHashMap<>();
     List<SendMessageBatchRequestEntry> entries = new ArrayList<>(request.size());
     for (Envelope e : request) {
@@ -175,15 +189,30 @@ public final class SqsFifoRelay implements Relay {
     try {
       response = sqs.sendMessageBatch(b -> b.queueUrl(queueUrl).entries(entries));
     } catch (SdkException ex) {
-      String reason = "SQS refused the request to " + queueUrl + ": " + ex.getMessage();
-      for (Envelope e : request) {
-        report.failed(e.id(), reason);
-        stop(e, stopped);
-      }
-      // Only a refusal of this request's content (HTTP 400, not throttling) lets the batch go on.
-      return ex instanceof AwsServiceException service
+      if (!(ex instanceof AwsServiceException service
           && service.statusCode() == 400
-          && !service.isThrottlingException();
+          && !service.isThrottlingException())) {
+        request.forEach(e -> stop(e, stopped));
+        return ex;
+      }
+      if (request.size() == 1) {
+        report.failed(
+            request.get(0).id(),
+            "SQS refused the message sent to " + queueUrl + ": " + ex.getMessage());
+        stop(request.get(0), stopped);
+        return null;
+      }
+      int half = request.size() / 2;
+      for (List<Envelope> part :
+          List.of(request.subList(0, half), request.subList(half, request.size()))) {
+        SdkException unavailable = deadline.passed() ? null : send(part, report, stopped, deadline);
+        if (deadline.passed() || unavailable != null) {
+          request.forEach(
+              e -> stop(e, stopped)); // the rest of these scopes waits for the next call
+          return unavailable;
+        }
+      }
+      return null;
     }
     for (SendMessageBatchResultEntry ok : response.successful()) {
       Envelope e = byEntry.remove(ok.id());
@@ -200,7 +229,7 @@ public final class SqsFifoRelay implements Relay {
     }
     // An entry SQS did not mention stays unreported: pending, its attempt not counted.
     byEntry.values().forEach(e -> stop(e, stopped));
-    return true;
+    return null;
   }
 
   private static void stop(Envelope e, Set<String> stopped) {

@@ -1,10 +1,10 @@
 package io.outboxer.internal.relay.sqs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.TestOutboxes;
-import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -99,8 +99,8 @@ class SqsFifoRelayTest {
   }
 
   /**
-   * An SQS endpoint that takes the connection and never answers: the batch ends within the call
-   * budget, the request's messages failed, the rest of the batch unreported (still pending).
+   * An SQS endpoint that takes the connection and never answers: the call ends within the call
+   * budget saying SQS is unavailable, and charges no message.
    */
   @Test
   void aBatchToAnSqsThatNeverAnswersEndsWithinTheCallBudget() throws Exception {
@@ -119,17 +119,15 @@ class SqsFifoRelayTest {
           List.of(message(1, "a", "{}"), message(2, "b", "{}"), message(3, "a", "{}"));
 
       long started = System.nanoTime();
-      DeliveryReport report;
       try (SqsFifoRelay relay = SqsFifoRelay.create(outbox, Duration.ofMillis(500))) {
-        report = relay.deliver(batch);
+        assertThatThrownBy(() -> relay.deliver(batch))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageStartingWith(
+                "SQS is unavailable for " + endpoint + "/000000000000/orders.fifo: ")
+            .hasMessageContaining("timeout configuration: 500 millis");
       }
       Duration took = Duration.ofNanos(System.nanoTime() - started);
 
-      assertThat(report.confirmed()).isEmpty();
-      assertThat(report.failed()).containsOnlyKeys(1L, 2L);
-      assertThat(report.failed().get(1L))
-          .startsWith("SQS refused the request to " + endpoint + "/000000000000/orders.fifo: ")
-          .contains("timeout configuration: 500 millis");
       assertThat(took).isLessThan(Duration.ofSeconds(5));
     }
   }

@@ -1,0 +1,74 @@
+package io.outboxer.internal.worker;
+
+import io.outboxer.internal.rules.Backoff;
+import io.outboxer.internal.rules.Deadline;
+import java.time.Duration;
+import java.util.function.LongSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Whether one partition's relay is unavailable: a call that threw (the destination unreachable,
+ * timing out, fencing the producer, missing) charges no message; the partition pauses with the
+ * outbox's backoff, doubling from {@code backoff.min} to {@code backoff.max} while the outage
+ * lasts. The outage is logged once when it starts and once when it ends, not per batch.
+ */
+final class RelayOutage {
+
+  private static final Logger LOG = Logger.getLogger(RelayOutage.class.getName());
+
+  private final String where;
+  private final Duration backoffMin;
+  private final Duration backoffMax;
+  private final LongSupplier clock;
+  private int failedCalls;
+  private Deadline pausedUntil;
+  private String reason;
+
+  RelayOutage(String where, Duration backoffMin, Duration backoffMax, LongSupplier clock) {
+    this.where = where;
+    this.backoffMin = backoffMin;
+    this.backoffMax = backoffMax;
+    this.clock = clock;
+  }
+
+  /** Records a relay call that threw; the partition pauses before its next batch. */
+  void failed(RuntimeException cause) {
+    failedCalls++;
+    pausedUntil = Deadline.in(Backoff.after(failedCalls, backoffMin, backoffMax), clock);
+    reason = String.valueOf(cause);
+    if (failedCalls == 1) {
+      LOG.warning(
+          "OUTBOXER-3002 relay of "
+              + where
+              + " is unavailable; its messages wait, no attempt charged: "
+              + reason);
+    }
+    LOG.log(Level.FINE, "relay of " + where + " failed " + failedCalls + " times in a row", cause);
+  }
+
+  /** Records a relay call that returned: an outage, if there was one, is over. */
+  void answered() {
+    if (failedCalls > 0) {
+      LOG.info(
+          "OUTBOXER-3010 relay of "
+              + where
+              + " is available again after "
+              + failedCalls
+              + " failed calls");
+    }
+    failedCalls = 0;
+    pausedUntil = null;
+    reason = null;
+  }
+
+  /** True while the partition waits before trying its relay again. */
+  boolean pausing() {
+    return pausedUntil != null && !pausedUntil.passed();
+  }
+
+  /** Why the relay is unavailable, or null when it is not. */
+  String reason() {
+    return reason;
+  }
+}
