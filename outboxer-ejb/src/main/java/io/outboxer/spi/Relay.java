@@ -25,9 +25,9 @@ import java.util.List;
  *       without saying which message caused it, find out (send the suspects again, or halve the
  *       request) or leave them unreported.
  *   <li>A message left out of the report stays pending with its attempt not counted. An exception
- *       from {@link #deliver} means the destination is unavailable and nothing of the batch is known
- *       to be confirmed: no message is charged, and the partition waits with the outbox's backoff
- *       before its next call.
+ *       from {@link #deliver} means the destination is unavailable and nothing of the batch is
+ *       known to be confirmed: no message is charged, and the partition waits with the outbox's
+ *       backoff before its next call.
  * </ul>
  *
  * <p>The engine enforces the prefix rule on its side too: whatever a relay reports after a failure

@@ -112,6 +112,25 @@ class RelaysTest {
   }
 
   @Test
+  void anSqsRequestLimitOutsideWhatSqsCanTakeIsRefusedByName() {
+    assertThatThrownBy(
+            () ->
+                create(
+                    outbox(
+                        "sqs",
+                        Map.of(
+                            "queue-url",
+                            "https://sqs.example/1/orders.fifo",
+                            "max-request-bytes",
+                            "1k"))))
+        .isInstanceOf(OutboxException.class)
+        .hasMessage(
+            "OUTBOXER-1001 invalid configuration"
+                + " outboxer.outbox.orders.relay.sqs.max-request-bytes=1k: expected a whole number"
+                + " of bytes from 1024 to 16777216");
+  }
+
+  @Test
   void aRelayProviderGetsItsSettingsAndTheCallBudget() {
     Relay relay = create(outbox("echo", Map.of("target", "somewhere")));
 

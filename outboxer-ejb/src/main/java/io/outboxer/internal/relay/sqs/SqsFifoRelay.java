@@ -59,19 +59,23 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  *
  * <p>Settings ({@code outboxer.outbox.<name>.relay.sqs.*}): {@code queue-url} (required, a FIFO
  * queue), {@code region}, {@code endpoint}, {@code access-key-id} with {@code secret-access-key};
- * without them the AWS SDK's default region and credential chains apply.
+ * without them the AWS SDK's default region and credential chains apply; {@code max-request-bytes},
+ * the request size the queue accepts (default 262144).
  */
 public final class SqsFifoRelay implements Relay {
 
   private final SqsClient sqs;
   private final String queueUrl;
   private final SqsIds ids;
+  private final int maxRequestBytes;
   private final Duration callBudget;
 
-  SqsFifoRelay(SqsClient sqs, String queueUrl, SqsIds ids, Duration callBudget) {
+  SqsFifoRelay(
+      SqsClient sqs, String queueUrl, SqsIds ids, int maxRequestBytes, Duration callBudget) {
     this.sqs = sqs;
     this.queueUrl = queueUrl;
     this.ids = ids;
+    this.maxRequestBytes = maxRequestBytes;
     this.callBudget = callBudget;
   }
 
@@ -86,6 +90,7 @@ public final class SqsFifoRelay implements Relay {
           "queue-url",
           "expected a FIFO queue (its name ends with .fifo); standard queues do not keep order");
     }
+    int maxRequestBytes = maxRequestBytes(outbox);
     SqsClientBuilder builder =
         SqsClient.builder()
             .httpClient(UrlConnectionHttpClient.create())
@@ -117,7 +122,29 @@ public final class SqsFifoRelay implements Relay {
           "region", "no AWS region configured or found by the SDK (" + e.getMessage() + ")");
     }
     return new SqsFifoRelay(
-        sqs, queueUrl, new SqsIds(outbox.name(), outbox.ordering() == Ordering.TOTAL), callBudget);
+        sqs,
+        queueUrl,
+        new SqsIds(outbox.name(), outbox.ordering() == Ordering.TOTAL),
+        maxRequestBytes,
+        callBudget);
+  }
+
+  private static int maxRequestBytes(OutboxConfig outbox) {
+    String value = outbox.relaySettings().get("max-request-bytes");
+    if (value == null) {
+      return SqsRequests.DEFAULT_MAX_BYTES;
+    }
+    int bytes;
+    try {
+      bytes = Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      bytes = 0;
+    }
+    if (bytes < 1024 || bytes > 16 * 1024 * 1024) {
+      throw outbox.invalidRelaySetting(
+          "max-request-bytes", "expected a whole number of bytes from 1024 to 16777216");
+    }
+    return bytes;
   }
 
   private static URI endpoint(OutboxConfig outbox, String value) {
@@ -146,7 +173,7 @@ public final class SqsFifoRelay implements Relay {
           open.add(e);
         }
       }
-      for (List<Envelope> request : SqsRequests.requests(open)) {
+      for (List<Envelope> request : SqsRequests.requests(open, maxRequestBytes)) {
         if (deadline.passed()) {
           return report.build();
         }

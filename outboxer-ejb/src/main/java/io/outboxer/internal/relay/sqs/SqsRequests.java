@@ -17,8 +17,11 @@ final class SqsRequests {
   /** SQS's limit on the entries of one {@code SendMessageBatch}. */
   static final int MAX_ENTRIES = 10;
 
-  /** The payload size of one request that every SQS queue accepts (256 KiB). */
-  static final int MAX_BYTES = 256 * 1024;
+  /**
+   * The size of one request that every SQS queue accepts (256 KiB), the default of {@code
+   * relay.sqs.max-request-bytes}.
+   */
+  static final int DEFAULT_MAX_BYTES = 256 * 1024;
 
   private SqsRequests() {}
 
@@ -41,13 +44,13 @@ final class SqsRequests {
   }
 
   /** {@code round} cut into requests within SQS's entry and size limits, in order. */
-  static List<List<Envelope>> requests(List<Envelope> round) {
+  static List<List<Envelope>> requests(List<Envelope> round, int maxBytes) {
     List<List<Envelope>> requests = new ArrayList<>();
     List<Envelope> current = new ArrayList<>();
     int bytes = 0;
     for (Envelope e : round) {
       int size = size(e);
-      if (!current.isEmpty() && (current.size() == MAX_ENTRIES || bytes + size > MAX_BYTES)) {
+      if (!current.isEmpty() && (current.size() == MAX_ENTRIES || bytes + size > maxBytes)) {
         requests.add(current);
         current = new ArrayList<>();
         bytes = 0;

@@ -59,9 +59,11 @@ class SqsFifoRelayTest {
 
     List<Envelope> sent = new ArrayList<>();
     for (List<Envelope> round : SqsRequests.rounds(batch)) {
-      for (List<Envelope> request : SqsRequests.requests(round)) {
+      for (List<Envelope> request : SqsRequests.requests(round, SqsRequests.DEFAULT_MAX_BYTES)) {
         assertThat(request).hasSizeBetween(1, SqsRequests.MAX_ENTRIES);
-        assertThat(request.size() == 1 || request.size() * payloadSize <= SqsRequests.MAX_BYTES)
+        assertThat(
+                request.size() == 1
+                    || request.size() * payloadSize <= SqsRequests.DEFAULT_MAX_BYTES)
             .isTrue();
         List<String> scopes =
             request.stream().map(Envelope::orderingScope).filter(s -> s != null).toList();

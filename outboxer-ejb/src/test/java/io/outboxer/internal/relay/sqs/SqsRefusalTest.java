@@ -1,0 +1,137 @@
+package io.outboxer.internal.relay.sqs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.outboxer.spi.DeliveryReport;
+import io.outboxer.spi.Envelope;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.InvalidAttributeValueException;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
+
+/** The SQS relay against a scripted SQS that refuses whole requests because of one entry. */
+class SqsRefusalTest {
+
+  private final List<List<String>> requests = new ArrayList<>();
+
+  /** An SQS that refuses, with a 400, every request holding a body of "poison". */
+  private final SqsClient sqs =
+      new SqsClient() {
+        @Override
+        public SendMessageBatchResponse sendMessageBatch(SendMessageBatchRequest request) {
+          requests.add(request.entries().stream().map(SendMessageBatchRequestEntry::id).toList());
+          if (request.entries().stream().anyMatch(e -> e.messageBody().equals("poison"))) {
+            throw InvalidAttributeValueException.builder()
+                .statusCode(400)
+                .awsErrorDetails(
+                    AwsErrorDetails.builder()
+                        .errorCode("InvalidAttributeValue")
+                        .errorMessage("MessageTooLong")
+                        .build())
+                .build();
+          }
+          return SendMessageBatchResponse.builder()
+              .successful(
+                  request.entries().stream()
+                      .map(e -> SendMessageBatchResultEntry.builder().id(e.id()).build())
+                      .toList())
+              .failed(List.of())
+              .build();
+        }
+
+        @Override
+        public String serviceName() {
+          return "sqs";
+        }
+
+        @Override
+        public void close() {}
+      };
+
+  private static List<Envelope> batch(long poison) {
+    return LongStream.rangeClosed(1, 24)
+        .mapToObj(
+            id ->
+                new Envelope(
+                    id,
+                    "orders",
+                    0,
+                    "g" + (id - 1) % 12,
+                    "T",
+                    id == poison ? "poison" : "{}",
+                    1,
+                    "g" + (id - 1) % 12))
+        .toList();
+  }
+
+  private SqsFifoRelay relay() {
+    return new SqsFifoRelay(
+        sqs,
+        "https://sqs/1/orders.fifo",
+        new SqsIds("orders", false),
+        SqsRequests.DEFAULT_MAX_BYTES,
+        Duration.ofSeconds(5));
+  }
+
+  @Test
+  void aRequestRefusedAsAWholeIsHalvedUntilOnlyItsCulpritIsCharged() {
+    // 12 groups of 2: round one holds ids 1-12 (requests of 10 and 2), round two 13-24.
+    DeliveryReport report = relay().deliver(batch(7));
+
+    assertThat(report.failed()).containsOnlyKeys(7L);
+    assertThat(report.failed().get(7L))
+        .startsWith("SQS refused the message sent to https://sqs/1/orders.fifo: MessageTooLong");
+    assertThat(report.confirmed())
+        .as("every other message, but 19, which is behind 7 in group g6")
+        .containsExactlyInAnyOrderElementsOf(
+            LongStream.rangeClosed(1, 24).filter(id -> id != 7 && id != 19).boxed().toList());
+    assertThat(requests.get(0)).hasSize(10);
+    assertThat(requests).as("halving 10 entries pins one in log2(10) steps").hasSizeLessThan(14);
+  }
+
+  @Test
+  void anUnreachableSqsChargesNothingAndLeavesWhatWasNotSettledPending() {
+    SqsClient unreachable =
+        new SqsClient() {
+          private int calls;
+
+          @Override
+          public SendMessageBatchResponse sendMessageBatch(SendMessageBatchRequest request) {
+            if (calls++ == 0) {
+              return sqs.sendMessageBatch(request);
+            }
+            throw SdkClientException.create("Connection refused");
+          }
+
+          @Override
+          public String serviceName() {
+            return "sqs";
+          }
+
+          @Override
+          public void close() {}
+        };
+    SqsFifoRelay relay =
+        new SqsFifoRelay(
+            unreachable,
+            "https://sqs/1/orders.fifo",
+            new SqsIds("orders", false),
+            SqsRequests.DEFAULT_MAX_BYTES,
+            Duration.ofSeconds(5));
+
+    DeliveryReport report = relay.deliver(batch(0));
+
+    assertThat(report.confirmed())
+        .containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+    assertThat(report.failed()).isEmpty();
+  }
+}
