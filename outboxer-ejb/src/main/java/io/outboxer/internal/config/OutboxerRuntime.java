@@ -7,14 +7,15 @@ import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
 import java.util.Collections;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.config.Config;
 
 /**
  * Outboxer's state in this application: the configuration, read and validated once (a bad value
- * fails deployment), the outboxes refused at startup with the reason, and the signal that wakes a
- * partition's worker. Publishing, administration and health read it; the engine fills in the
- * refusals and listens for {@link WakeUp}s.
+ * fails deployment), the outboxes refused at startup with the reason, the partitions whose relay is
+ * unavailable, and the signal that wakes a partition's worker. Publishing, administration and
+ * health read it; the engine fills in the refusals and listens for {@link WakeUp}s.
  */
 @ApplicationScoped
 public class OutboxerRuntime {
@@ -24,6 +25,7 @@ public class OutboxerRuntime {
 
   private EngineConfig settings;
   private final Map<String, String> refused = new ConcurrentHashMap<>();
+  private final Map<String, String> unavailableRelays = new ConcurrentHashMap<>();
 
   @PostConstruct
   void read() {
@@ -57,6 +59,24 @@ public class OutboxerRuntime {
   /** Outboxes refused at startup, with the reason. */
   public Map<String, String> refusedOutboxes() {
     return Collections.unmodifiableMap(refused);
+  }
+
+  /**
+   * Records that the relay of a partition is unavailable (or still is), with why: its messages wait
+   * uncharged. An outage of a destination is shown, but does not make the server unready.
+   */
+  public void relayUnavailable(String outbox, int partition, String why) {
+    unavailableRelays.put(outbox + ".partition." + partition, why);
+  }
+
+  /** Records that the relay of a partition answers again. */
+  public void relayAvailable(String outbox, int partition) {
+    unavailableRelays.remove(outbox + ".partition." + partition);
+  }
+
+  /** The partitions whose relay is unavailable now, as {@code <outbox>.partition.<n>}, with why. */
+  public Map<String, String> unavailableRelays() {
+    return Collections.unmodifiableMap(new TreeMap<>(unavailableRelays));
   }
 
   /** Asks the worker of a partition to look for rows now: a transaction just committed some. */

@@ -12,7 +12,8 @@ import org.eclipse.microprofile.health.Readiness;
 
 /**
  * Ready when the database answers, Outboxer's tables exist and no outbox was refused at startup (a
- * changed partition count on a live backlog).
+ * changed partition count on a live backlog). Partitions whose relay is unavailable are listed in
+ * the data, without making the server unready.
  */
 @Readiness
 @ApplicationScoped
@@ -30,6 +31,9 @@ public class OutboxerReadiness implements HealthCheck {
     }
     Map<String, String> refused = runtime.refusedOutboxes();
     refused.forEach((outbox, reason) -> response.down().withData("outbox." + outbox, reason));
+    // A destination's outage is shown but keeps the server ready: taking the application out of
+    // the load balancer would not bring the destination back.
+    runtime.unavailableRelays().forEach((where, why) -> response.withData("relay." + where, why));
     return response.build();
   }
 }

@@ -81,6 +81,7 @@ public class OutboxEngine {
       shares.put(outbox.name(), share);
       PartitionWorker[] partitionWorkers = new PartitionWorker[outbox.partitions()];
       for (int p = 0; p < outbox.partitions(); p++) {
+        int partition = p;
         partitionWorkers[p] =
             new PartitionWorker(
                 outbox,
@@ -91,7 +92,14 @@ public class OutboxEngine {
                 leases,
                 relay,
                 share,
-                System::nanoTime);
+                System::nanoTime,
+                why -> {
+                  if (why == null) {
+                    runtime.relayAvailable(outbox.name(), partition);
+                  } else {
+                    runtime.relayUnavailable(outbox.name(), partition, why);
+                  }
+                });
       }
       workers.put(outbox.name(), partitionWorkers);
     }

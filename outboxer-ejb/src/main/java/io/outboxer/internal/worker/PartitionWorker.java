@@ -49,7 +49,8 @@ public final class PartitionWorker implements Runnable {
 
   /**
    * @param owner this node's name in the lease rows
-   * @param clock the monotonic clock, in nanoseconds, that times lease renewals
+   * @param clock the monotonic clock, in nanoseconds, that times lease renewals and pauses
+   * @param outages hears when the relay of this partition becomes unavailable and available again
    */
   PartitionWorker(
       OutboxConfig outbox,
@@ -60,7 +61,8 @@ public final class PartitionWorker implements Runnable {
       LeaseStore leases,
       Relay relay,
       NodeShare share,
-      LongSupplier clock) {
+      LongSupplier clock,
+      RelayOutage.Listener outages) {
     this.outbox = outbox;
     this.retryPolicy = outbox.retryPolicy();
     this.partition = partition;
@@ -76,7 +78,8 @@ public final class PartitionWorker implements Runnable {
             "outbox " + outbox.name() + " partition " + partition,
             outbox.backoffMin(),
             outbox.backoffMax(),
-            clock);
+            clock,
+            outages);
   }
 
   @Override

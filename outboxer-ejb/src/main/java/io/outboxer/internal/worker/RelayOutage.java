@@ -17,16 +17,27 @@ final class RelayOutage {
 
   private static final Logger LOG = Logger.getLogger(RelayOutage.class.getName());
 
+  /** Hears when the outage starts or goes on (with why), and when it ends (null). */
+  interface Listener {
+    void changed(String why);
+  }
+
   private final String where;
+  private final Listener listener;
   private final Duration backoffMin;
   private final Duration backoffMax;
   private final LongSupplier clock;
   private int failedCalls;
   private Deadline pausedUntil;
-  private String reason;
 
-  RelayOutage(String where, Duration backoffMin, Duration backoffMax, LongSupplier clock) {
+  RelayOutage(
+      String where,
+      Duration backoffMin,
+      Duration backoffMax,
+      LongSupplier clock,
+      Listener listener) {
     this.where = where;
+    this.listener = listener;
     this.backoffMin = backoffMin;
     this.backoffMax = backoffMax;
     this.clock = clock;
@@ -36,7 +47,7 @@ final class RelayOutage {
   void failed(RuntimeException cause) {
     failedCalls++;
     pausedUntil = Deadline.in(Backoff.after(failedCalls, backoffMin, backoffMax), clock);
-    reason = String.valueOf(cause);
+    String reason = String.valueOf(cause);
     if (failedCalls == 1) {
       LOG.warning(
           "OUTBOXER-3002 relay of "
@@ -45,30 +56,26 @@ final class RelayOutage {
               + reason);
     }
     LOG.log(Level.FINE, "relay of " + where + " failed " + failedCalls + " times in a row", cause);
+    listener.changed("unavailable (failed calls in a row: " + failedCalls + "): " + reason);
   }
 
   /** Records a relay call that returned: an outage, if there was one, is over. */
   void answered() {
     if (failedCalls > 0) {
+      listener.changed(null);
       LOG.info(
           "OUTBOXER-3010 relay of "
               + where
               + " is available again after "
               + failedCalls
-              + " failed calls");
+              + " failed calls in a row");
     }
     failedCalls = 0;
     pausedUntil = null;
-    reason = null;
   }
 
   /** True while the partition waits before trying its relay again. */
   boolean pausing() {
     return pausedUntil != null && !pausedUntil.passed();
-  }
-
-  /** Why the relay is unavailable, or null when it is not. */
-  String reason() {
-    return reason;
   }
 }

@@ -26,6 +26,7 @@ class PartitionWorkerTest {
   private final InMemoryStore store = new InMemoryStore();
   private final AtomicLong nanos = new AtomicLong();
   private final List<List<Long>> delivered = new ArrayList<>();
+  private final List<String> outages = new ArrayList<>();
 
   private final Relay confirmAll =
       batch -> {
@@ -37,7 +38,7 @@ class PartitionWorkerTest {
 
   private PartitionWorker worker(int partition, Relay relay, NodeShare share) {
     return new PartitionWorker(
-        OUTBOX, partition, "node-a", TERMS, store, store, relay, share, nanos::get);
+        OUTBOX, partition, "node-a", TERMS, store, store, relay, share, nanos::get, outages::add);
   }
 
   private void advance(Duration d) {
@@ -181,6 +182,9 @@ class PartitionWorkerTest {
     worker.run();
     assertThat(calls).hasSize(1);
     assertThat(store.rows.values()).allMatch(r -> r.attempts == 0 && !r.waiting);
+    assertThat(outages)
+        .containsExactly(
+            "unavailable (failed calls in a row: 1): java.lang.IllegalStateException: broker down");
 
     // backoff.min is 1s: no call before it, one after it; the second failure waits 2s.
     advance(Duration.ofMillis(999));
@@ -197,6 +201,7 @@ class PartitionWorkerTest {
     advance(Duration.ofMillis(1));
     worker.run();
     assertThat(calls).hasSize(3);
+    assertThat(outages).hasSize(3).endsWith((String) null);
     assertThat(delivered).containsExactly(List.of(1L, 2L, 3L));
     assertThat(store.rows).isEmpty();
   }
