@@ -29,6 +29,12 @@ create index if not exists outboxer_message_waiting
 create index if not exists outboxer_message_waiting_group
     on outboxer_message (outbox, partition_no, group_key) where state = 3;
 
+-- Failed heads due again (ready, attempts > 0), by group: a group's held rows wait only while it
+-- has a failing head, waiting or due again. Rows are inserted with no attempts, so this index stays
+-- as small as the number of failing groups and costs publishing nothing.
+create index if not exists outboxer_message_retried
+    on outboxer_message (outbox, partition_no, group_key) where state = 0 and attempts > 0;
+
 -- Held rows by group: where a blocked group's backlog starts.
 create index if not exists outboxer_message_held
     on outboxer_message (outbox, partition_no, group_key, id) where state = 1;

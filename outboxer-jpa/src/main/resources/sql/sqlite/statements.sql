@@ -26,12 +26,15 @@ select k.g,
            and m.group_key = k.g limit 1),
        (select m.id from outboxer_message m
          where m.outbox = :outbox and m.partition_no = :partition and m.state = 1
-           and m.group_key = k.g order by m.id limit 1)
+           and m.group_key = k.g order by m.id limit 1),
+       (select m.id from outboxer_message m
+         where m.outbox = :outbox and m.partition_no = :partition and m.state = 0
+           and m.attempts > 0 and m.group_key = k.g limit 1)
   from (select value as g from json_each(:groups)) as k
 
 -- name: HOLD_ROWS
 update outboxer_message set state = 1
- where id in (select value from json_each(:ids))
+ where state = 0 and id in (select value from json_each(:ids))
 
 -- name: FENCE
 update outboxer_lease set epoch = epoch
@@ -40,20 +43,20 @@ update outboxer_lease set epoch = epoch
 
 -- name: DELETE_ROWS
 delete from outboxer_message
- where id in (select value from json_each(:ids))
+ where state = 0 and id in (select value from json_each(:ids))
 
 -- name: FAIL_DEAD
 update outboxer_message
    set attempts = attempts + 1, last_error = :error, state = 2,
        last_attempt_at = cast(unixepoch('subsec') * 1000 as integer)
- where id = :id
+ where id = :id and state = 0
 
 -- name: FAIL_RETRY
 update outboxer_message
    set attempts = attempts + 1, last_error = :error, state = 3,
        last_attempt_at = cast(unixepoch('subsec') * 1000 as integer),
        next_attempt_at = cast(unixepoch('subsec') * 1000 as integer) + :delay
- where id = :id
+ where id = :id and state = 0
 
 -- name: HOLD_GROUP
 update outboxer_message set state = 1
@@ -63,6 +66,12 @@ update outboxer_message set state = 1
 -- name: RELEASE_GROUP
 update outboxer_message set state = 0
  where outbox = :outbox and partition_no = :partition and group_key = :group and state = 1
+
+-- name: RELEASE_OUTBOX_HELD
+update outboxer_message set state = 0 where outbox = :outbox and state = 1
+
+-- name: TOUCH_LEASE
+update outboxer_lease set epoch = epoch where outbox = :outbox and partition_no = :partition
 
 -- name: INSERT_OUTBOX
 insert into outboxer_outbox (name, partitions) values (:name, :partitions) on conflict do nothing

@@ -28,6 +28,35 @@ public final class BlockedGroups {
   }
 
   /**
+   * What the database holds of one group's failure: the id of its head waiting for its retry time,
+   * of its first held row, and of its head due again (ready with failed attempts); each null when
+   * there is none.
+   */
+  public record Heads(Long waiting, Long firstHeld, Long dueAgain) {
+
+    /**
+     * The id the group is blocked from: rows behind it wait. A waiting head blocks from itself; a
+     * head due again goes out, and its group's held rows wait behind it; a group with held rows but
+     * no failing head is not blocked (see {@link #orphaned}).
+     */
+    public Long blockedFrom() {
+      if (waiting != null) {
+        return waiting;
+      }
+      return dueAgain != null ? firstHeld : null;
+    }
+
+    /**
+     * True when the group has held rows but no failing head (it was confirmed, died or was
+     * discarded while its rows were being held): the rows must be released, or they would wait
+     * forever.
+     */
+    public boolean orphaned() {
+      return firstHeld != null && waiting == null && dueAgain == null;
+    }
+  }
+
+  /**
    * Splits {@code batch} by where each blocked group is blocked from.
    *
    * @param blockedFrom per blocked group, the id of its blocking message

@@ -51,6 +51,9 @@ public class JpaAdminStore implements AdminStore {
 
   @Override
   public void discard(StoredMessage message, boolean releaseGroup) {
+    // Waits for a batch read of the partition that may be holding rows behind this message, so
+    // that the release below sees them: the worker's transactions hold the lease row too.
+    sql.update(Sql.TOUCH_LEASE, "outbox", message.outbox(), "partition", message.partition());
     sql.update(Sql.DELETE_MESSAGE, "id", message.id());
     if (releaseGroup) {
       sql.update(

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** The message rows through Hibernate and the dialect's statements. */
 @ApplicationScoped
@@ -34,27 +35,57 @@ public class JpaMessageStore implements MessageStore {
 
   @Override
   @Transactional
-  public List<Envelope> nextBatch(String outbox, int partition, Ordering ordering, int batchSize) {
+  public Optional<List<Envelope>> nextBatch(Lease lease, Ordering ordering, int batchSize) {
+    if (sql.updateFenced(Sql.FENCE, lease) != 1) {
+      return Optional.empty();
+    }
+    String outbox = lease.outbox();
+    int partition = lease.partition();
     sql.update(Sql.PROMOTE_DUE, "outbox", outbox, "partition", partition);
     if (ordering == Ordering.TOTAL
         && !sql.column(Sql.HEAD_WAITS, "outbox", outbox, "partition", partition).isEmpty()) {
-      return List.of();
+      return Optional.of(List.of());
     }
     while (true) {
       List<Envelope> read = readReady(outbox, partition, ordering, batchSize);
       if (ordering != Ordering.GROUP) {
-        return read;
+        return Optional.of(read);
       }
-      BlockedGroups.Split split = BlockedGroups.split(read, blockedFrom(outbox, partition, read));
+      Map<String, BlockedGroups.Heads> heads = heads(lease, read);
+      List<String> orphaned =
+          heads.entrySet().stream()
+              .filter(h -> h.getValue().orphaned())
+              .map(Map.Entry::getKey)
+              .toList();
+      if (!orphaned.isEmpty()) {
+        // Held rows whose group has no failing head any more: released, and the batch read again
+        // so that they go before the rows of their group that came after them.
+        orphaned.forEach(group -> releaseGroup(lease, group));
+        continue;
+      }
+      Map<String, Long> blockedFrom = new HashMap<>();
+      heads.forEach(
+          (group, h) -> {
+            if (h.blockedFrom() != null) {
+              blockedFrom.put(group, h.blockedFrom());
+            }
+          });
+      BlockedGroups.Split split = BlockedGroups.split(read, blockedFrom);
       if (!split.hold().isEmpty()) {
         sql.update(Sql.HOLD_ROWS, "ids", NativeQueries.jsonArray(split.hold()));
       }
       // A batch made only of rows behind blocked heads is held and read past at once, rather than
       // ending the worker's run with ready rows still behind them.
       if (!split.onlyHeld()) {
-        return split.free();
+        return Optional.of(split.free());
       }
     }
+  }
+
+  @Override
+  @Transactional
+  public int releaseHeld(String outbox) {
+    return sql.update(Sql.RELEASE_OUTBOX_HELD, "outbox", outbox);
   }
 
   private List<Envelope> readReady(String outbox, int partition, Ordering ordering, int limit) {
@@ -78,31 +109,35 @@ public class JpaMessageStore implements MessageStore {
   }
 
   /**
-   * Per group of {@code batch} that is blocked, the id it is blocked from: its waiting head, or
-   * else its first held row. Two index probes per group, each one entry deep: the cost depends on
-   * the batch, never on how many rows a blocked group holds.
+   * Per group of {@code batch} with a failing head or held rows, what the database holds of its
+   * failure. Three index probes per group, each one entry deep: the cost depends on the batch,
+   * never on how many rows a blocked group holds.
    */
-  private Map<String, Long> blockedFrom(String outbox, int partition, List<Envelope> batch) {
+  private Map<String, BlockedGroups.Heads> heads(Lease lease, List<Envelope> batch) {
     List<String> groups = BlockedGroups.groupsOf(batch);
-    Map<String, Long> blockedFrom = new HashMap<>();
+    Map<String, BlockedGroups.Heads> heads = new HashMap<>();
     if (groups.isEmpty()) {
-      return blockedFrom;
+      return heads;
     }
     for (Object[] row :
         sql.rows(
             Sql.BLOCKED_FROM,
             "outbox",
-            outbox,
+            lease.outbox(),
             "partition",
-            partition,
+            lease.partition(),
             "groups",
             NativeQueries.jsonArray(groups))) {
-      Object from = row[1] != null ? row[1] : row[2];
-      if (from != null) {
-        blockedFrom.put((String) row[0], ((Number) from).longValue());
+      BlockedGroups.Heads h = new BlockedGroups.Heads(id(row[1]), id(row[2]), id(row[3]));
+      if (h.waiting() != null || h.firstHeld() != null) {
+        heads.put((String) row[0], h);
       }
     }
-    return blockedFrom;
+    return heads;
+  }
+
+  private static Long id(Object value) {
+    return value == null ? null : ((Number) value).longValue();
   }
 
   @Override

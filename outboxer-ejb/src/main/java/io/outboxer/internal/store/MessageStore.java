@@ -5,6 +5,7 @@ import io.outboxer.internal.rules.Completion;
 import io.outboxer.internal.rules.Ordering;
 import io.outboxer.spi.Envelope;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The message rows as publishers and workers use them. The worker's methods are one transaction
@@ -21,13 +22,25 @@ public interface MessageStore {
   long insert(OutboxRecord record, Long lockKey);
 
   /**
-   * Reads the next batch of a partition in id order, in a transaction of its own: heads whose retry
-   * time has come are ready again; with group ordering, rows met behind a blocked head of their
-   * group are held (once each) and left out; with total ordering, nothing is read while a head
-   * waits. The cost does not grow with the rows held behind blocked heads (ADR 0002). Each
-   * envelope's attempt is its row's failed attempts plus one.
+   * Reads the next batch of {@code lease}'s partition in id order, in a transaction of its own that
+   * first checks the lease: heads whose retry time has come are ready again; with group ordering,
+   * rows met behind a blocked head of their group are held (once each) and left out, and the held
+   * rows of a group that no longer has a failing head are released; with total ordering, nothing is
+   * read while a head waits. The cost does not grow with the rows held behind blocked heads (ADR
+   * 0002). Each envelope's attempt is its row's failed attempts plus one.
+   *
+   * @return the batch (empty when nothing is due), or empty when the lease was no longer valid, in
+   *     which case nothing was changed
    */
-  List<Envelope> nextBatch(String outbox, int partition, Ordering ordering, int batchSize);
+  Optional<List<Envelope>> nextBatch(Lease lease, Ordering ordering, int batchSize);
+
+  /**
+   * Makes every held row of {@code outbox} ready: held rows wait behind a failing head of their
+   * group only with group ordering, so an outbox started with another ordering releases them.
+   *
+   * @return how many rows were released
+   */
+  int releaseHeld(String outbox);
 
   /**
    * Applies a delivered batch's {@code completion} in one transaction, fenced by {@code lease}:

@@ -6,6 +6,7 @@ import io.outboxer.internal.config.OutboxerRuntime;
 import io.outboxer.internal.config.WakeUp;
 import io.outboxer.internal.relay.Relays;
 import io.outboxer.internal.rules.LeaseTerms;
+import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.store.Database;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
@@ -26,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
@@ -73,6 +75,22 @@ public class OutboxEngine {
         runtime.refuse(outbox.name(), refusal.get());
         LOG.severe(refusal.get());
         continue;
+      }
+      if (outbox.ordering() != Ordering.GROUP) {
+        int released = messages.releaseHeld(outbox.name());
+        if (released > 0) {
+          LOG.warning(
+              "OUTBOXER-1102 outbox '"
+                  + outbox.name()
+                  + "' starts with "
+                  + outbox.key("ordering")
+                  + "="
+                  + outbox.ordering().name().toLowerCase(Locale.ROOT)
+                  + ": its "
+                  + released
+                  + " rows held behind failing messages of their group (kept by group ordering)"
+                  + " are released");
+        }
       }
       Relay relay = Relays.create(outbox, terms.callBudget());
       relays.add(relay);

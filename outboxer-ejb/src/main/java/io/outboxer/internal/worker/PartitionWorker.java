@@ -13,6 +13,7 @@ import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -105,8 +106,13 @@ public final class PartitionWorker implements Runnable {
 
   private void drain() {
     while (!stopped && holdsLease() && !outage.pausing()) {
-      List<Envelope> batch =
-          messages.nextBatch(outbox.name(), partition, outbox.ordering(), outbox.batchSize());
+      Optional<List<Envelope>> read =
+          messages.nextBatch(lease, outbox.ordering(), outbox.batchSize());
+      if (read.isEmpty()) {
+        lostLease("before a batch; nothing was read");
+        return;
+      }
+      List<Envelope> batch = read.get();
       if (batch.isEmpty()) {
         return;
       }
@@ -120,14 +126,9 @@ public final class PartitionWorker implements Runnable {
       outage.answered();
       BatchOutcome outcome = BatchOutcome.decide(batch, report);
       if (!messages.complete(lease, retryPolicy.complete(outcome))) {
-        LOG.warning(
-            "OUTBOXER-3003 lease of outbox "
-                + outbox.name()
-                + " partition "
-                + partition
-                + " was lost during a batch; its outcome was not recorded and the batch will be"
-                + " delivered again by the new owner");
-        dropLease();
+        lostLease(
+            "during a batch; its outcome was not recorded and the batch will be delivered again by"
+                + " the new owner");
         return;
       }
       if (outcome.confirmed().isEmpty() && outcome.failed().isEmpty()) {
@@ -202,6 +203,19 @@ public final class PartitionWorker implements Runnable {
               + lease.epoch());
     }
     return lease != null;
+  }
+
+  private void lostLease(String when) {
+    LOG.warning(
+        "OUTBOXER-3003 lease of outbox "
+            + outbox.name()
+            + " partition "
+            + partition
+            + " epoch "
+            + lease.epoch()
+            + " was lost "
+            + when);
+    dropLease();
   }
 
   private void dropLease() {

@@ -70,8 +70,13 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   }
 
   @Override
-  public synchronized List<Envelope> nextBatch(
-      String outbox, int partition, Ordering ordering, int batchSize) {
+  public synchronized Optional<List<Envelope>> nextBatch(
+      Lease lease, Ordering ordering, int batchSize) {
+    if (!valid(lease)) {
+      return Optional.empty();
+    }
+    String outbox = lease.outbox();
+    int partition = lease.partition();
     List<Envelope> batch = new ArrayList<>();
     Set<String> blocked = new HashSet<>();
     for (Row r : rows.values()) {
@@ -97,7 +102,12 @@ final class InMemoryStore implements MessageStore, LeaseStore {
     if (batch.isEmpty()) {
       emptyReads.incrementAndGet();
     }
-    return batch;
+    return Optional.of(batch);
+  }
+
+  @Override
+  public int releaseHeld(String outbox) {
+    return 0;
   }
 
   @Override

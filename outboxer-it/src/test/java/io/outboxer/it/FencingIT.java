@@ -1,0 +1,193 @@
+package io.outboxer.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.outboxer.internal.rules.BatchOutcome;
+import io.outboxer.internal.rules.Ordering;
+import io.outboxer.internal.rules.RetryPolicy;
+import io.outboxer.internal.store.AdminStore;
+import io.outboxer.internal.store.Lease;
+import io.outboxer.internal.store.LeaseStore;
+import io.outboxer.internal.store.MessageStore;
+import io.outboxer.internal.store.StoredMessage;
+import io.outboxer.it.support.Deployments;
+import io.outboxer.it.support.Sql;
+import io.outboxer.spi.DeliveryReport;
+import io.outboxer.spi.Envelope;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.inject.Inject;
+import jakarta.transaction.UserTransaction;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Every row write of a batch is fenced by the partition's lease and guarded by the row's state, and
+ * no path leaves rows held without a failing head. The store is used as a worker uses it, on
+ * outboxes no engine delivers: the test holds the leases.
+ */
+@ExtendWith(ArquillianExtension.class)
+class FencingIT {
+
+  private static final Duration TTL = Duration.ofMinutes(10);
+  private static final RetryPolicy GROUPED =
+      new RetryPolicy(Ordering.GROUP, 0, Duration.ofHours(1), Duration.ofHours(1));
+
+  @Deployment
+  static EnterpriseArchive deployment() {
+    return Deployments.outboxerWith(FencingIT.class);
+  }
+
+  @Inject MessageStore messages;
+
+  @Inject LeaseStore leases;
+
+  @Inject AdminStore admin;
+
+  @Inject UserTransaction tx;
+
+  @Resource ManagedExecutorService executor;
+
+  private static String newOutbox() {
+    return "it-fence-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  private Lease lease(String outbox, String owner) {
+    leases.createLeases(outbox, 1);
+    return leases.acquire(outbox, 0, owner, TTL).orElseThrow();
+  }
+
+  private static long insert(String outbox, String group, int state, int attempts) {
+    Sql.update(
+        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload,"
+            + " state, attempts) values (?, 0, ?, 'T', '{}', ?, ?)",
+        outbox,
+        group,
+        state,
+        attempts);
+    return Sql.number("select max(id) from outboxer_message where outbox = ?", outbox);
+  }
+
+  private static List<Object[]> rows(String outbox) {
+    return Sql.query(
+        "select id, state, attempts from outboxer_message where outbox = ? order by id", outbox);
+  }
+
+  @Test
+  void aWorkerWhoseLeaseLapsedReadsNothingAndChangesNothing() {
+    String outbox = newOutbox();
+    Lease stale = lease(outbox, "first");
+    long head = insert(outbox, "g", 0, 0);
+    insert(outbox, "g", 0, 0);
+    List<Envelope> batch = messages.nextBatch(stale, Ordering.GROUP, 10).orElseThrow();
+    // The lease lapses and another worker takes the partition.
+    Sql.update("update outboxer_lease set expires_at = 0 where outbox = ?", outbox);
+    Lease current = leases.acquire(outbox, 0, "second", TTL).orElseThrow();
+    List<Object[]> before = rows(outbox);
+
+    DeliveryReport report = DeliveryReport.builder().failed(head, "refused").build();
+    assertThat(messages.complete(stale, GROUPED.complete(BatchOutcome.decide(batch, report))))
+        .isFalse();
+    assertThat(messages.nextBatch(stale, Ordering.GROUP, 10)).isEmpty();
+
+    assertThat(rows(outbox)).usingRecursiveComparison().isEqualTo(before);
+    assertThat(current.epoch()).isEqualTo(stale.epoch() + 1);
+    assertThat(messages.nextBatch(current, Ordering.GROUP, 10).orElseThrow())
+        .extracting(Envelope::id)
+        .containsExactly(head, head + 1);
+  }
+
+  @Test
+  void heldRowsWithoutAFailingHeadAreReleasedWhenTheWorkerMeetsThem() {
+    String outbox = newOutbox();
+    Lease lease = lease(outbox, "worker");
+    long orphan1 = insert(outbox, "orphaned", 1, 0);
+    long orphan2 = insert(outbox, "orphaned", 1, 0);
+    long dueAgain = insert(outbox, "retried", 0, 2);
+    long heldBehind = insert(outbox, "retried", 1, 0);
+    long next = insert(outbox, "orphaned", 0, 0);
+    long behindDue = insert(outbox, "retried", 0, 0);
+
+    List<Envelope> batch = messages.nextBatch(lease, Ordering.GROUP, 10).orElseThrow();
+
+    // "orphaned" has held rows but no failing head: they are released and go first, in order;
+    // "retried" has a head due again, which goes, while its held row and what comes behind it wait.
+    assertThat(batch).extracting(Envelope::id).containsExactly(orphan1, orphan2, dueAgain, next);
+    assertThat(Sql.number("select state from outboxer_message where id = ?", heldBehind))
+        .isEqualTo(1);
+    assertThat(Sql.number("select state from outboxer_message where id = ?", behindDue))
+        .as("held as it was met")
+        .isEqualTo(1);
+  }
+
+  @Test
+  void anOutboxStartedWithoutGroupOrderingReleasesItsHeldRows() {
+    String outbox = newOutbox();
+    insert(outbox, "g", 3, 1);
+    insert(outbox, "g", 1, 0);
+    insert(outbox, "g", 1, 0);
+
+    assertThat(messages.releaseHeld(outbox)).isEqualTo(2);
+    assertThat(
+            Sql.number(
+                "select count(*) from outboxer_message where outbox = ? and state = 1", outbox))
+        .isZero();
+  }
+
+  /**
+   * PostgreSQL: an operator discards a group's waiting head while a batch read is holding rows of
+   * that group. The discard waits for the read, so its release sees the rows the read held.
+   */
+  @Test
+  void aDiscardedHeadReleasesEvenTheRowsABatchReadIsHoldingAtThatMoment() throws Exception {
+    assumeTrue(
+        Sql.database().equals("postgresql"),
+        "SQLite has one connection: a batch read and a discard never overlap");
+    String outbox = newOutbox();
+    Lease lease = lease(outbox, "worker");
+    long head = insert(outbox, "g", 3, 1);
+    Sql.update(
+        "update outboxer_message set next_attempt_at = next_attempt_at + 3600000 where id = ?",
+        head);
+    insert(outbox, "g", 0, 0);
+    insert(outbox, "g", 0, 0);
+    StoredMessage waiting = admin.find(outbox, head).orElseThrow();
+
+    tx.begin();
+    assertThat(messages.nextBatch(lease, Ordering.GROUP, 10).orElseThrow()).isEmpty();
+    Future<?> discard = executor.submit(() -> inTransaction(() -> admin.discard(waiting, true)));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                Sql.number(
+                        "select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+                            + " and datname = current_database()")
+                    >= 1);
+    assertThat(discard).as("the discard waits for the batch read").isNotDone();
+    tx.commit();
+    discard.get(30, TimeUnit.SECONDS);
+
+    assertThat(rows(outbox)).extracting(r -> ((Number) r[1]).intValue()).containsExactly(0, 0);
+  }
+
+  private void inTransaction(Runnable work) {
+    try {
+      tx.begin();
+      work.run();
+      tx.commit();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
