@@ -41,4 +41,20 @@ class BlockedGroupsTest {
     assertThat(BlockedGroups.split(List.of(), Map.of("a", 1L)).onlyHeld()).isFalse();
     assertThat(BlockedGroups.split(batch, Map.of()).free()).isEqualTo(batch);
   }
+
+  @Test
+  void aGroupIsBlockedFromItsWaitingHeadOrBehindAHeadDueAgainAndOrphanedWithoutEither() {
+    assertThat(new BlockedGroups.Heads(5L, 9L, null).blockedFrom()).isEqualTo(5L);
+    assertThat(new BlockedGroups.Heads(5L, null, null).blockedFrom()).isEqualTo(5L);
+    assertThat(new BlockedGroups.Heads(null, 9L, 5L).blockedFrom())
+        .as("due head goes")
+        .isEqualTo(9L);
+    assertThat(new BlockedGroups.Heads(null, null, 5L).blockedFrom()).isNull();
+
+    assertThat(new BlockedGroups.Heads(null, 9L, null).orphaned()).isTrue();
+    assertThat(new BlockedGroups.Heads(null, 9L, null).blockedFrom()).isNull();
+    assertThat(new BlockedGroups.Heads(5L, 9L, null).orphaned()).isFalse();
+    assertThat(new BlockedGroups.Heads(null, 9L, 5L).orphaned()).isFalse();
+    assertThat(new BlockedGroups.Heads(null, null, null).orphaned()).isFalse();
+  }
 }
