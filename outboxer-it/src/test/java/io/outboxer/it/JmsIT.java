@@ -3,15 +3,12 @@ package io.outboxer.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxer.Outbox;
 import io.outboxer.it.jms.OrderedListener;
 import io.outboxer.it.jms.OrderedListener.Consumed;
 import io.outboxer.it.support.Bulk;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
-import io.outboxer.it.support.Sql;
 import jakarta.annotation.Resource;
-import jakarta.inject.Inject;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
@@ -20,7 +17,6 @@ import jakarta.jms.Message;
 import jakarta.jms.Queue;
 import jakarta.jms.QueueBrowser;
 import jakarta.jms.Topic;
-import jakarta.transaction.UserTransaction;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -36,17 +32,18 @@ import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The JMS relay on Liberty's embedded messaging engine. */
+/**
+ * The JMS relay on Liberty's embedded messaging engine: the {@link RelayScenarios} (read back by a
+ * message-driven bean with one instance, and by a consumer of a queue that holds 20 messages, so
+ * that it refuses sends while full), and a topic.
+ */
 @ExtendWith(ArquillianExtension.class)
-class JmsIT {
+class JmsIT extends RelayScenarios {
 
   @Deployment
   static EnterpriseArchive deployment() {
-    return Deployments.outboxerWith(JmsIT.class, OrderedListener.class);
+    return Deployments.outboxerWith(JmsIT.class, RelayScenarios.class, OrderedListener.class);
   }
-
-  @Inject Outbox outbox;
-  @Inject UserTransaction tx;
 
   @Resource(lookup = "jms/outboxer/ConnectionFactory")
   ConnectionFactory connectionFactory;
@@ -57,32 +54,162 @@ class JmsIT {
   @Resource(lookup = "jms/it/topic")
   Topic topic;
 
-  /**
-   * The job-queue case: a message-driven bean limited to one instance consumes 10,000 messages of
-   * 100 groups, each group in publishing order, and {@code JMSXGroupSeq} increases within a group.
-   */
-  @Test
-  void anMdbWithOneInstanceConsumesEveryGroupInOrder() throws Exception {
-    String run = "jms-" + UUID.randomUUID() + "-";
-    Map<String, List<Long>> published =
-        Bulk.publish(
-            tx, run, 10_000, 100, (group, seq) -> outbox.publish(new ItEvents.Jms(group, seq)));
+  private SmallQueueReader smallQueueReader;
 
-    await()
-        .atMost(Duration.ofSeconds(180))
-        .until(() -> ofRun(OrderedListener.consumed(), run).size() >= 10_000);
+  JmsIT() {
+    super(
+        "it-jms",
+        "it-jms-small",
+        Duration.ofSeconds(180),
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(120));
+  }
 
-    List<Consumed> consumed = ofRun(OrderedListener.consumed(), run);
-    Map<String, List<Long>> arrived = new LinkedHashMap<>();
+  @Override
+  long publishBulk(String group, int seq) {
+    return outbox.publish(new ItEvents.Jms(group, seq));
+  }
+
+  /** The job-queue case: a message-driven bean limited to one instance consumes the queue. */
+  @Override
+  Reader bulkReader() {
+    int[] next = {OrderedListener.consumed().size()};
+    return () -> {
+      List<Consumed> consumed = OrderedListener.consumed();
+      List<Arrival> arrived = new ArrayList<>();
+      for (Consumed c : consumed.subList(next[0], consumed.size())) {
+        arrived.add(new Arrival(c.id(), c.group()));
+      }
+      next[0] = consumed.size();
+      return arrived;
+    };
+  }
+
+  /** {@code JMSXGroupSeq} increases within a group, and the bean never ran twice at once. */
+  @Override
+  void checkBulk(String run) {
     Map<String, List<Integer>> groupSeqs = new LinkedHashMap<>();
-    for (Consumed c : consumed) {
-      arrived.computeIfAbsent(c.group(), g -> new ArrayList<>()).add(c.id());
-      groupSeqs.computeIfAbsent(c.group(), g -> new ArrayList<>()).add(c.groupSeq());
+    for (Consumed c : OrderedListener.consumed()) {
+      if (c.group() != null && c.group().startsWith(run)) {
+        groupSeqs.computeIfAbsent(c.group(), g -> new ArrayList<>()).add(c.groupSeq());
+      }
     }
-    assertThat(consumed).hasSize(10_000);
-    assertThat(arrived).isEqualTo(published);
+    assertThat(groupSeqs).hasSize(100);
     groupSeqs.values().forEach(seqs -> assertThat(seqs).isSorted().doesNotHaveDuplicates());
     assertThat(OrderedListener.mostRunningAtOnce()).isEqualTo(1);
+  }
+
+  @Override
+  Reader refusalReader() {
+    smallQueueReader = new SmallQueueReader();
+    return smallQueueReader;
+  }
+
+  /**
+   * Five groups of ten in one transaction, to a queue that holds 20 messages: the relay's one batch
+   * of 50 fills the queue with the first four of each group, then each group's fifth send fails and
+   * the rest of that group is not tried.
+   */
+  @Override
+  void publishRefused(Refusals refusals) throws Exception {
+    List<String> groups = groups(refusals);
+    tx.begin();
+    for (int i = 0; i < 10; i++) {
+      for (String g : groups) {
+        refusals.add(g, outbox.publish(new ItEvents.JmsSmall(g, i)));
+      }
+    }
+    tx.commit();
+    for (String g : groups) {
+      refusals.refuse(
+          refusals.id(g, 4),
+          lastError -> assertThat(lastError).startsWith("JMS send to ").contains("CWSIK"));
+    }
+  }
+
+  @Override
+  boolean refusesWhileFull() {
+    return true;
+  }
+
+  /**
+   * Publishes 450 more and lets the consumer drain the queue slowly, one message per 5 ms: the
+   * queue keeps filling up, and sends keep failing while it does.
+   */
+  @Override
+  void liftRefusal(Refusals refusals) throws Exception {
+    List<String> groups = groups(refusals);
+    for (int t = 0; t < 3; t++) {
+      tx.begin();
+      for (int i = 10 + t * 30; i < 10 + (t + 1) * 30; i++) {
+        for (String g : groups) {
+          refusals.add(g, outbox.publish(new ItEvents.JmsSmall(g, i)));
+        }
+      }
+      tx.commit();
+    }
+  }
+
+  @Override
+  void checkRelease(Refusals refusals) {
+    assertThat(smallQueueReader.retried)
+        .as("sends failed on the full queue while the consumer drained it")
+        .hasSizeGreaterThan(5);
+  }
+
+  private static List<String> groups(Refusals refusals) {
+    String run = refusals.run();
+    return List.of(run + "a", run + "b", run + "c", run + "d", run + "e");
+  }
+
+  /** The queue that holds 20 messages, consumed one message per take. */
+  private final class SmallQueueReader implements Reader {
+    private final JMSContext context = connectionFactory.createContext();
+    private final JMSConsumer consumer = context.createConsumer(smallQueue);
+    final List<Long> retried = new ArrayList<>();
+
+    SmallQueueReader() {
+      while (consumer.receiveNoWait() != null) {
+        // left by an earlier run of the suite: the queue's depth must start at 0
+      }
+    }
+
+    @Override
+    public List<Arrival> take() throws JMSException {
+      Message m = consumer.receiveNoWait();
+      if (m == null) {
+        return List.of();
+      }
+      if (m.getIntProperty("OutboxerAttempt") > 1) {
+        retried.add(m.getLongProperty("OutboxerId"));
+      }
+      return List.of(arrival(m));
+    }
+
+    @Override
+    public List<Arrival> peek() throws JMSException {
+      try (QueueBrowser browser = context.createBrowser(smallQueue)) {
+        List<Arrival> held = new ArrayList<>();
+        for (Object m : Collections.list(browser.getEnumeration())) {
+          held.add(arrival((Message) m));
+        }
+        return held;
+      }
+    }
+
+    @Override
+    public Duration pollInterval() {
+      return Duration.ofMillis(5);
+    }
+
+    @Override
+    public void close() {
+      context.close();
+    }
+
+    private Arrival arrival(Message m) throws JMSException {
+      return new Arrival(m.getLongProperty("OutboxerId"), m.getStringProperty("JMSXGroupID"));
+    }
   }
 
   /** A subscriber of a topic receives every group in order. */
@@ -114,119 +241,6 @@ class JmsIT {
                 return seen.size() == 500;
               });
       assertThat(arrived).isEqualTo(published);
-    }
-  }
-
-  private static List<Consumed> ofRun(List<Consumed> consumed, String run) {
-    return consumed.stream().filter(c -> c.group() != null && c.group().startsWith(run)).toList();
-  }
-
-  /**
-   * A queue that holds 20 messages: the send that finds it full fails, and its group stops there
-   * while the other groups of the batch go on; with a slow consumer draining it, every group still
-   * arrives complete, once, in order.
-   */
-  @Test
-  void aFullQueueHoldsBackTheRestOfTheGroupWhoseSendFailed() throws Exception {
-    String run = "jms-small-" + UUID.randomUUID() + "-";
-    List<String> groups = List.of(run + "a", run + "b", run + "c", run + "d", run + "e");
-    try (JMSContext context = connectionFactory.createContext()) {
-      JMSConsumer consumer = context.createConsumer(smallQueue);
-      while (consumer.receiveNoWait() != null) {
-        // left by an earlier run of the suite: the queue's depth must start at 0
-      }
-
-      Map<String, List<Long>> published = new LinkedHashMap<>();
-      tx.begin();
-      for (int i = 0; i < 10; i++) {
-        for (String g : groups) {
-          published.computeIfAbsent(g, k -> new ArrayList<>()).add(publish(g, i));
-        }
-      }
-      tx.commit();
-
-      // One batch of 50: the first 20 sends fill the queue (4 per group), then each group's 5th
-      // send fails and the rest of the group is not tried.
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .pollInSameThread()
-          .until(() -> rows(run, "attempts > 0") == 5);
-      Map<String, List<Long>> onQueue = new LinkedHashMap<>();
-      for (Message m : browse(context)) {
-        onQueue
-            .computeIfAbsent(m.getStringProperty("JMSXGroupID"), k -> new ArrayList<>())
-            .add(m.getLongProperty("OutboxerId"));
-      }
-      Map<String, List<Long>> firstFour = new LinkedHashMap<>();
-      published.forEach((g, ids) -> firstFour.put(g, ids.subList(0, 4)));
-      assertThat(onQueue).isEqualTo(firstFour);
-      assertThat(rows(run, "1 = 1")).isEqualTo(30);
-      assertThat(rows(run, "attempts = 0")).as("untouched behind each failed send").isEqualTo(25);
-      for (String g : groups) {
-        long head = published.get(g).get(4);
-        assertThat(
-                (String)
-                    Sql.query("select last_error from outboxer_message where id = ?", head)
-                        .get(0)[0])
-            .startsWith("JMS send to ")
-            .contains("CWSIK");
-      }
-
-      // Publish 450 more and drain slowly, one message per 5 ms: the queue keeps filling up.
-      for (int t = 0; t < 3; t++) {
-        tx.begin();
-        for (int i = 10 + t * 30; i < 10 + (t + 1) * 30; i++) {
-          for (String g : groups) {
-            published.get(g).add(publish(g, i));
-          }
-        }
-        tx.commit();
-      }
-      Map<String, List<Long>> arrived = new LinkedHashMap<>();
-      groups.forEach(g -> arrived.put(g, new ArrayList<>()));
-      Set<Long> seen = new HashSet<>();
-      List<Long> retried = new ArrayList<>();
-      await()
-          .atMost(Duration.ofSeconds(120))
-          .pollInSameThread()
-          .pollInterval(Duration.ofMillis(5))
-          .until(
-              () -> {
-                Message m = consumer.receiveNoWait();
-                if (m != null) {
-                  long id = m.getLongProperty("OutboxerId");
-                  assertThat(seen.add(id)).as("message %d arrived twice", id).isTrue();
-                  arrived.get(m.getStringProperty("JMSXGroupID")).add(id);
-                  if (m.getIntProperty("OutboxerAttempt") > 1) {
-                    retried.add(id);
-                  }
-                }
-                return seen.size() == 500;
-              });
-
-      assertThat(arrived).isEqualTo(published);
-      assertThat(retried)
-          .as("sends failed on the full queue while the consumer drained it")
-          .hasSizeGreaterThan(5);
-      assertThat(rows(run, "1 = 1")).isZero();
-    }
-  }
-
-  private long publish(String group, int seq) {
-    return outbox.publish(new ItEvents.JmsSmall(group, seq));
-  }
-
-  private static long rows(String run, String condition) {
-    return Sql.number(
-        "select count(*) from outboxer_message where outbox = 'it-jms-small' and group_key like ?"
-            + " and "
-            + condition,
-        run + "%");
-  }
-
-  private List<Message> browse(JMSContext context) throws JMSException {
-    try (QueueBrowser browser = context.createBrowser(smallQueue)) {
-      return Collections.list(browser.getEnumeration()).stream().map(Message.class::cast).toList();
     }
   }
 }

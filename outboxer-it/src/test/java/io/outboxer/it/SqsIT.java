@@ -3,19 +3,12 @@ package io.outboxer.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxer.Outbox;
-import io.outboxer.OutboxAdmin;
 import io.outboxer.it.support.Brokers;
-import io.outboxer.it.support.Bulk;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
-import io.outboxer.it.support.Sql;
-import jakarta.inject.Inject;
-import jakarta.transaction.UserTransaction;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -35,20 +28,25 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
- * The SQS FIFO relay against a real SQS-compatible server (ElasticMQ, started for the PostgreSQL
- * suite), read back by a consumer that receives and deletes as an application would.
+ * The SQS FIFO relay against a real SQS-compatible server (ElasticMQ): the {@link RelayScenarios},
+ * read back by a consumer that receives and deletes as an application would, and total ordering.
  */
 @ExtendWith(ArquillianExtension.class)
-class SqsIT {
+class SqsIT extends RelayScenarios {
 
   @Deployment
   static EnterpriseArchive deployment() {
-    return Deployments.outboxerWith(SqsIT.class);
+    return Deployments.outboxerWith(SqsIT.class, RelayScenarios.class);
   }
 
-  @Inject Outbox outbox;
-  @Inject OutboxAdmin admin;
-  @Inject UserTransaction tx;
+  SqsIT() {
+    super(
+        "it-sqs",
+        "it-sqs-small",
+        Duration.ofSeconds(180),
+        Duration.ofSeconds(60),
+        Duration.ofSeconds(60));
+  }
 
   @BeforeEach
   void createQueues() {
@@ -61,29 +59,29 @@ class SqsIT {
     }
   }
 
-  @Test
-  void tenThousandMessagesOverAHundredGroupsArriveCompleteAndInGroupOrder() throws Exception {
-    String run = "sqs-" + UUID.randomUUID() + "-";
-    Map<String, List<Long>> published =
-        Bulk.publish(
-            tx, run, 10_000, 100, (group, seq) -> outbox.publish(new ItEvents.Sqs(group, seq)));
+  @Override
+  long publishBulk(String group, int seq) {
+    return outbox.publish(new ItEvents.Sqs(group, seq));
+  }
 
-    Map<String, List<Long>> arrived = receive("outboxer-it.fifo", run, 10_000, 180);
+  @Override
+  Reader bulkReader() {
+    return reader("outboxer-it.fifo");
+  }
 
-    assertThat(arrived).isEqualTo(published);
-    assertThat(Sql.number("select count(*) from outboxer_message where outbox = 'it-sqs'"))
-        .isZero();
+  @Override
+  Reader refusalReader() {
+    return reader("outboxer-it-small.fifo");
   }
 
   /**
    * Group a's third message holds a character SQS does not allow (U+FFFE), so SQS rejects that
    * entry; group d's second is larger than any SQS message may be, so SQS rejects the request that
-   * carries it. Only the rest of a and of d is held; b and c, in the same batches, arrive.
+   * carries it. Groups b and c, in the same batches, arrive.
    */
-  @Test
-  void aRejectedMessageHoldsBackOnlyTheRestOfItsGroup() throws Exception {
-    String run = "sqs-small-" + UUID.randomUUID() + "-";
-    Map<String, List<Long>> published = new LinkedHashMap<>();
+  @Override
+  void publishRefused(Refusals refusals) throws Exception {
+    String run = refusals.run();
     tx.begin();
     for (int i = 0; i < 5; i++) {
       for (String g : List.of("a", "b", "c", "d")) {
@@ -93,57 +91,22 @@ class SqsIT {
         } else if (g.equals("d") && i == 1) {
           note = "x".repeat(1_100_000);
         }
-        published
-            .computeIfAbsent(run + g, k -> new ArrayList<>())
-            .add(outbox.publish(new ItEvents.SqsNote(run + g, i, note)));
+        refusals.add(run + g, outbox.publish(new ItEvents.SqsNote(run + g, i, note)));
       }
     }
     tx.commit();
-    long rejected = published.get(run + "a").get(2);
-    long tooLong = published.get(run + "d").get(1);
-
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .pollInSameThread()
-        .until(
-            () ->
-                Sql.number("select attempts from outboxer_message where id = ?", rejected) >= 2
-                    && Sql.number("select attempts from outboxer_message where id = ?", tooLong)
-                        >= 2);
-    Map<String, List<Long>> arrived = receive("outboxer-it-small.fifo", run, 2 + 5 + 5 + 1, 60);
-    assertThat(receive("outboxer-it-small.fifo", run, 0, 10)).as("nothing more").isEmpty();
-
-    assertThat(arrived.get(run + "a"))
-        .containsExactlyElementsOf(published.get(run + "a").subList(0, 2));
-    assertThat(arrived.get(run + "b")).containsExactlyElementsOf(published.get(run + "b"));
-    assertThat(arrived.get(run + "c")).containsExactlyElementsOf(published.get(run + "c"));
-    assertThat(arrived.get(run + "d"))
-        .containsExactlyElementsOf(published.get(run + "d").subList(0, 1));
-    assertThat(lastError(rejected))
-        .isEqualTo("SQS rejected the message: InvalidAttributeValue: InvalidMessageContents");
-    assertThat(lastError(tooLong))
-        .startsWith("SQS refused the request to ")
-        .contains("MessageTooLong");
-    assertThat(
-            Sql.number(
-                "select count(*) from outboxer_message where group_key in (?, ?) and state = 1",
-                run + "a",
-                run + "d"))
-        .as("the rest of groups a and d is held, not sent")
-        .isEqualTo(2 + 3);
-
-    // Discarding the rejected messages releases their groups, which then arrive in order.
-    admin.discard("it-sqs-small", rejected);
-    admin.discard("it-sqs-small", tooLong);
-    Map<String, List<Long>> rest = receive("outboxer-it-small.fifo", run, 2 + 3, 60);
-    assertThat(rest.get(run + "a"))
-        .containsExactlyElementsOf(published.get(run + "a").subList(3, 5));
-    assertThat(rest.get(run + "d"))
-        .containsExactlyElementsOf(published.get(run + "d").subList(2, 5));
-  }
-
-  private static String lastError(long id) {
-    return (String) Sql.query("select last_error from outboxer_message where id = ?", id).get(0)[0];
+    refusals.refuse(
+        refusals.id(run + "a", 2),
+        lastError ->
+            assertThat(lastError)
+                .isEqualTo(
+                    "SQS rejected the message: InvalidAttributeValue: InvalidMessageContents"));
+    refusals.refuse(
+        refusals.id(run + "d", 1),
+        lastError ->
+            assertThat(lastError)
+                .startsWith("SQS refused the request to ")
+                .contains("MessageTooLong"));
   }
 
   /**
@@ -181,18 +144,30 @@ class SqsIT {
     return group == null ? null : group.stringValue();
   }
 
-  /**
-   * Receives (and deletes) the messages of this run's groups from {@code queue} until {@code
-   * expected} have arrived; then, by group, their outbox ids in arrival order.
-   */
-  private static Map<String, List<Long>> receive(
-      String queue, String run, int expected, int seconds) {
-    Map<String, List<Long>> arrived = new LinkedHashMap<>();
-    for (Message m :
-        consume(queue, expected, seconds, m -> group(m) != null && group(m).startsWith(run))) {
-      arrived.computeIfAbsent(group(m), g -> new ArrayList<>()).add(id(m));
-    }
-    return arrived;
+  /** A consumer of {@code queue} that receives up to 10 messages per take and deletes them. */
+  private static Reader reader(String queue) {
+    SqsClient sqs = Brokers.sqs();
+    String url = sqs.getQueueUrl(b -> b.queueName(queue)).queueUrl();
+    return new Reader() {
+      @Override
+      public List<Arrival> take() {
+        List<Arrival> arrived = new ArrayList<>();
+        for (Message m : receiveAndDelete(sqs, url)) {
+          arrived.add(new Arrival(id(m), group(m)));
+        }
+        return arrived;
+      }
+
+      @Override
+      public Duration pollInterval() {
+        return Duration.ZERO;
+      }
+
+      @Override
+      public void close() {
+        sqs.close();
+      }
+    };
   }
 
   /**
@@ -212,33 +187,40 @@ class SqsIT {
           .pollInterval(Duration.ZERO)
           .until(
               () -> {
-                List<Message> messages =
-                    sqs.receiveMessage(
-                            b ->
-                                b.queueUrl(url)
-                                    .maxNumberOfMessages(10)
-                                    .waitTimeSeconds(1)
-                                    .messageAttributeNames("All")
-                                    .messageSystemAttributeNames(MessageSystemAttributeName.ALL))
-                        .messages();
-                List<DeleteMessageBatchRequestEntry> done = new ArrayList<>();
-                for (Message m : messages) {
-                  done.add(
-                      DeleteMessageBatchRequestEntry.builder()
-                          .id(m.messageId())
-                          .receiptHandle(m.receiptHandle())
-                          .build());
+                for (Message m : receiveAndDelete(sqs, url)) {
                   if (mine.test(m)) {
                     assertThat(seen.add(id(m))).as("message %d arrived twice", id(m)).isTrue();
                     arrived.add(m);
                   }
                 }
-                if (!done.isEmpty()) {
-                  sqs.deleteMessageBatch(b -> b.queueUrl(url).entries(done));
-                }
                 return arrived.size() >= expected;
               });
     }
     return arrived;
+  }
+
+  /** One receive (waiting a second at most) of up to 10 messages, all deleted once received. */
+  private static List<Message> receiveAndDelete(SqsClient sqs, String url) {
+    List<Message> messages =
+        sqs.receiveMessage(
+                b ->
+                    b.queueUrl(url)
+                        .maxNumberOfMessages(10)
+                        .waitTimeSeconds(1)
+                        .messageAttributeNames("All")
+                        .messageSystemAttributeNames(MessageSystemAttributeName.ALL))
+            .messages();
+    List<DeleteMessageBatchRequestEntry> done = new ArrayList<>();
+    for (Message m : messages) {
+      done.add(
+          DeleteMessageBatchRequestEntry.builder()
+              .id(m.messageId())
+              .receiptHandle(m.receiptHandle())
+              .build());
+    }
+    if (!done.isEmpty()) {
+      sqs.deleteMessageBatch(b -> b.queueUrl(url).entries(done));
+    }
+    return messages;
   }
 }

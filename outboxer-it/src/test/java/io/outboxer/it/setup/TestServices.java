@@ -10,6 +10,8 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import org.elasticmq.rest.sqs.SQSRestServer;
 import org.elasticmq.rest.sqs.SQSRestServerBuilder;
 import org.junit.platform.launcher.LauncherSession;
@@ -17,8 +19,9 @@ import org.junit.platform.launcher.LauncherSessionListener;
 
 /**
  * Gives each suite run a fresh database before the test server connects to it (on PostgreSQL a
- * database created for the run and dropped after it, on SQLite a new file) and, where the run asks
- * for them ({@code outboxer.it.brokers}), a Kafka broker and an SQS server on free loopback ports.
+ * database created for the run and dropped after it, as are the databases of the servers the tests
+ * start themselves; on SQLite a new file) and, where the run asks for them ({@code
+ * outboxer.it.brokers}), a Kafka broker and an SQS server on free loopback ports.
  *
  * <p>The test server learns the brokers' addresses from files in its {@code variables/} folder
  * (Liberty reads each file as the variable its name names): {@value #KAFKA_BOOTSTRAP} and {@value
@@ -31,6 +34,9 @@ public class TestServices implements LauncherSessionListener {
 
   /** The Liberty variable holding the SQS server's URL. */
   public static final String SQS_ENDPOINT = "it.sqs.endpoint";
+
+  /** The PostgreSQL databases this test JVM created, to be dropped at its end. */
+  private static final Set<String> CREATED = new LinkedHashSet<>();
 
   private static KafkaBroker kafka;
   private static SQSRestServer sqs;
@@ -115,18 +121,25 @@ public class TestServices implements LauncherSessionListener {
         Thread.currentThread().interrupt();
       }
     }
-    if ("postgresql".equals(System.getProperty("outboxer.it.database"))) {
-      postgres(
-          "drop database if exists "
-              + System.getProperty("outboxer.it.pg.database")
-              + " with (force)");
+    // The databases are this run's (their names carry its port): none is of use after it.
+    synchronized (CREATED) {
+      for (String name : CREATED) {
+        postgres("drop database if exists " + name + " with (force)");
+      }
+      CREATED.clear();
     }
   }
 
-  /** Drops the PostgreSQL database {@code name} if it exists and creates it empty. */
+  /**
+   * Drops the PostgreSQL database {@code name} if it exists and creates it empty; it is dropped
+   * again when the test JVM's launcher session ends.
+   */
   public static void recreatePostgres(String name) {
     postgres("drop database if exists " + name + " with (force)");
     postgres("create database " + name);
+    synchronized (CREATED) {
+      CREATED.add(name);
+    }
   }
 
   private static void postgres(String sql) {

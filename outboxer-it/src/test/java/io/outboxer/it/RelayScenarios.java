@@ -1,0 +1,380 @@
+package io.outboxer.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.outboxer.Outbox;
+import io.outboxer.OutboxAdmin;
+import io.outboxer.it.support.Bulk;
+import io.outboxer.it.support.Sql;
+import jakarta.inject.Inject;
+import jakarta.transaction.UserTransaction;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every relay must do, written once; a subclass per relay ({@link JmsIT}, {@link KafkaIT},
+ * {@link SqsIT}) says how to publish to its outboxes, how a consumer reads its destination and how
+ * to make that destination refuse a message, and adds the tests only its relay has.
+ *
+ * <ul>
+ *   <li>10,000 messages over 100 groups all arrive, each once (unless the relay may legitimately
+ *       deliver a batch again), and each group in publishing order; then the outbox is empty.
+ *   <li>A message the destination refuses holds back the rest of its group, untouched, and only
+ *       that: every other group arrives; once the refusal is lifted, the held groups arrive too, in
+ *       order, and the outbox is empty.
+ * </ul>
+ */
+abstract class RelayScenarios {
+
+  /** One message as a consumer of the relay's destination received it. */
+  record Arrival(long id, String group) {}
+
+  /** A consumer of the relay's destination, reading it as an application would. */
+  interface Reader extends AutoCloseable {
+
+    /** Takes what the destination handed out since the last call, in arrival order. */
+    List<Arrival> take() throws Exception;
+
+    /**
+     * What the destination holds and nobody took yet, without taking it: for a destination whose
+     * refusal a consumer lifts by taking (a full queue). Others hand out all they hold.
+     */
+    default List<Arrival> peek() throws Exception {
+      return List.of();
+    }
+
+    /** How long to wait between two {@link #take()}s while waiting for messages. */
+    default Duration pollInterval() {
+      return Duration.ofMillis(100);
+    }
+
+    @Override
+    default void close() throws Exception {}
+  }
+
+  /**
+   * What the refusal scenario published, each group's message ids in publishing order, and which of
+   * them the destination refuses, each with what its {@code last_error} must say.
+   */
+  final class Refusals {
+
+    private final String run;
+    private final Map<String, List<Long>> published = new LinkedHashMap<>();
+    private final Map<Long, Consumer<String>> refused = new LinkedHashMap<>();
+    private final Set<Long> discarded = new HashSet<>();
+
+    Refusals(String run) {
+      this.run = run;
+    }
+
+    /** This scenario's prefix of group keys. */
+    String run() {
+      return run;
+    }
+
+    /** Records message {@code id}, just published in {@code group}. */
+    long add(String group, long id) {
+      published.computeIfAbsent(group, g -> new ArrayList<>()).add(id);
+      return id;
+    }
+
+    /** The id of the {@code index}th message published in {@code group}. */
+    long id(String group, int index) {
+      return published.get(group).get(index);
+    }
+
+    /** Message {@code id} will be refused; {@code lastError} checks what the outbox then says. */
+    void refuse(long id, Consumer<String> lastError) {
+      refused.put(id, lastError);
+    }
+
+    /** Discards every refused message (the operator's way out), which releases its group. */
+    void discardRefused() {
+      for (long id : refused.keySet()) {
+        admin.discard(refusingOutbox, id);
+        discarded.add(id);
+      }
+    }
+  }
+
+  @Inject Outbox outbox;
+  @Inject OutboxAdmin admin;
+  @Inject UserTransaction tx;
+
+  private final String bulkOutbox;
+  private final String refusingOutbox;
+  private final Duration bulkWithin;
+  private final Duration refusalsWithin;
+  private final Duration releaseWithin;
+
+  /**
+   * @param bulkOutbox the outbox the 10,000 messages go to
+   * @param refusingOutbox the outbox whose destination refuses messages
+   * @param bulkWithin how long the 10,000 messages may take to arrive
+   * @param refusalsWithin how long the destination may take to refuse and the other groups to
+   *     arrive
+   * @param releaseWithin how long the held groups may take to arrive once the refusal is lifted
+   */
+  RelayScenarios(
+      String bulkOutbox,
+      String refusingOutbox,
+      Duration bulkWithin,
+      Duration refusalsWithin,
+      Duration releaseWithin) {
+    this.bulkOutbox = bulkOutbox;
+    this.refusingOutbox = refusingOutbox;
+    this.bulkWithin = bulkWithin;
+    this.refusalsWithin = refusalsWithin;
+    this.releaseWithin = releaseWithin;
+  }
+
+  /** Publishes message {@code seq} of {@code group} to the bulk outbox; returns its id. */
+  abstract long publishBulk(String group, int seq);
+
+  /** A consumer of the bulk outbox's destination. */
+  abstract Reader bulkReader() throws Exception;
+
+  /** Checks what only this relay promises about the 10,000 messages of {@code run}. */
+  void checkBulk(String run) throws Exception {}
+
+  /** A consumer of the refusing outbox's destination, opened before anything is published. */
+  abstract Reader refusalReader() throws Exception;
+
+  /**
+   * Publishes, in one transaction, a few messages in each of several groups of {@code
+   * refusals.run()} to the refusing outbox, recording them and the ones the destination refuses.
+   */
+  abstract void publishRefused(Refusals refusals) throws Exception;
+
+  /**
+   * True where the destination refuses only while nobody takes from it (a full queue): then the
+   * scenario looks at it with {@link Reader#peek()} until it lifts the refusal.
+   */
+  boolean refusesWhileFull() {
+    return false;
+  }
+
+  /**
+   * Lifts the refusal, and records whatever it published meanwhile. By default it discards the
+   * refused messages.
+   */
+  void liftRefusal(Refusals refusals) throws Exception {
+    refusals.discardRefused();
+  }
+
+  /** Checks what only this relay promises once the refusal was lifted. */
+  void checkRelease(Refusals refusals) throws Exception {}
+
+  /**
+   * True for a relay whose 10,000 messages may arrive twice (at least once, see the guarantees: a
+   * batch written again after its destination committed it but the database did not): the bulk
+   * scenario then drops what arrives twice, by id, as the relay's consumers should. Elsewhere a
+   * message that arrives twice fails the scenarios.
+   */
+  boolean bulkMayRepeat() {
+    return false;
+  }
+
+  @Test
+  void tenThousandMessagesOverAHundredGroupsArriveCompleteAndInGroupOrder() throws Exception {
+    String run = bulkOutbox + "-" + UUID.randomUUID() + "-";
+    try (Reader reader = bulkReader()) {
+      Map<String, List<Long>> published = Bulk.publish(tx, run, 10_000, 100, this::publishBulk);
+
+      Arrivals arrived = new Arrivals(run, bulkMayRepeat());
+      takeUntil(reader, arrived, 10_000, bulkWithin);
+
+      assertThat(arrived.byGroup).isEqualTo(published);
+    }
+    assertThat(Sql.number("select count(*) from outboxer_message where outbox = ?", bulkOutbox))
+        .isZero();
+    checkBulk(run);
+  }
+
+  @Test
+  void aRefusedMessageHoldsBackOnlyTheRestOfItsGroup() throws Exception {
+    Refusals refusals = new Refusals(refusingOutbox + "-" + UUID.randomUUID() + "-");
+    try (Reader reader = refusalReader()) {
+      publishRefused(refusals);
+      assertThat(refusals.refused).as("the scenario refuses something").isNotEmpty();
+
+      // What arrives before the refusals are lifted: every group up to its first refused message.
+      Map<String, List<Long>> before = new LinkedHashMap<>();
+      Map<String, List<Long>> held = new LinkedHashMap<>();
+      refusals.published.forEach(
+          (group, ids) -> {
+            int first = 0;
+            while (first < ids.size() && !refusals.refused.containsKey(ids.get(first))) {
+              first++;
+            }
+            if (first > 0) {
+              before.put(group, ids.subList(0, first));
+            }
+            if (first < ids.size() - 1) {
+              held.put(group, ids.subList(first + 1, ids.size()));
+            }
+          });
+      int expected = before.values().stream().mapToInt(List::size).sum();
+
+      // Wait until each refused message failed twice (so its group is seen held, not just slow)
+      // and the other messages arrived; then read a little longer: nothing else may come. A
+      // destination that refuses while full is only looked at: taking would lift the refusal.
+      Arrivals taken = new Arrivals(refusals.run, false);
+      await()
+          .atMost(refusalsWithin)
+          .pollInSameThread()
+          .pollInterval(reader.pollInterval())
+          .until(
+              () ->
+                  arrivedSoFar(reader, taken).count >= expected
+                      && refusals.refused.keySet().stream().allMatch(id -> attempts(id) >= 2));
+      if (!refusesWhileFull()) {
+        readQuietly(reader, taken);
+      }
+      Arrivals arrived = arrivedSoFar(reader, taken);
+
+      assertThat(arrived.byGroup).as("every group up to its refused message").isEqualTo(before);
+      refusals.refused.forEach((id, lastError) -> lastError.accept(lastError(id)));
+      Set<Long> expectedRows = new HashSet<>(refusals.refused.keySet());
+      held.values().forEach(expectedRows::addAll);
+      Map<Long, long[]> rows = rows(refusals.run);
+      assertThat(rows.keySet())
+          .as("in the outbox: the refused messages and the rest of their groups")
+          .isEqualTo(expectedRows);
+      for (List<Long> ids : held.values()) {
+        for (long id : ids) {
+          assertThat(rows.get(id))
+              .as("message %d: held (state 1), never tried", id)
+              .containsExactly(1, 0);
+        }
+      }
+
+      // Lift the refusal: the held groups arrive, each once and in order.
+      liftRefusal(refusals);
+      Map<String, List<Long>> after = new LinkedHashMap<>();
+      refusals.published.forEach(
+          (group, ids) -> {
+            List<Long> rest = new ArrayList<>(ids);
+            rest.removeAll(refusals.discarded);
+            rest.removeAll(taken.byGroup.getOrDefault(group, List.of()));
+            if (!rest.isEmpty()) {
+              after.put(group, rest);
+            }
+          });
+      Arrivals released = new Arrivals(refusals.run, false);
+      released.seen.addAll(taken.seen);
+      takeUntil(
+          reader, released, after.values().stream().mapToInt(List::size).sum(), releaseWithin);
+      assertThat(released.byGroup).as("the rest of every group, in order").isEqualTo(after);
+      checkRelease(refusals);
+    }
+    assertThat(rows(refusals.run)).as("nothing left in the outbox").isEmpty();
+  }
+
+  /** What arrived of {@code run}: the ids by group in arrival order, and every id seen. */
+  private static final class Arrivals {
+    final String run;
+    final Map<String, List<Long>> byGroup = new LinkedHashMap<>();
+    final Set<Long> seen = new HashSet<>();
+    final boolean mayRepeat;
+    int count;
+
+    Arrivals(String run, boolean mayRepeat) {
+      this.run = run;
+      this.mayRepeat = mayRepeat;
+    }
+
+    void addAll(List<Arrival> arrivals) {
+      for (Arrival a : arrivals) {
+        if (a.group() == null || !a.group().startsWith(run)) {
+          continue; // another test's
+        }
+        if (!seen.add(a.id())) {
+          assertThat(mayRepeat).as("message %d arrived twice", a.id()).isTrue();
+          continue;
+        }
+        byGroup.computeIfAbsent(a.group(), g -> new ArrayList<>()).add(a.id());
+        count++;
+      }
+    }
+  }
+
+  /** Takes until {@code expected} messages arrived, then reads a little longer. */
+  private void takeUntil(Reader reader, Arrivals arrivals, int expected, Duration within) {
+    await()
+        .atMost(within)
+        .pollInSameThread()
+        .pollInterval(reader.pollInterval())
+        .until(
+            () -> {
+              arrivals.addAll(reader.take());
+              return arrivals.count >= expected;
+            });
+    readQuietly(reader, arrivals);
+  }
+
+  /**
+   * Goes on taking for another second, so that what should not come (a message twice, one that
+   * should be held) would be there for the checks that follow.
+   */
+  private static void readQuietly(Reader reader, Arrivals arrivals) {
+    long start = System.nanoTime();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInSameThread()
+        .pollInterval(reader.pollInterval())
+        .until(
+            () -> {
+              arrivals.addAll(reader.take());
+              return System.nanoTime() - start >= Duration.ofSeconds(1).toNanos();
+            });
+  }
+
+  /**
+   * What arrived so far: what was taken, or where the destination refuses while full (and nothing
+   * is taken from it yet), what it holds.
+   */
+  private Arrivals arrivedSoFar(Reader reader, Arrivals taken) throws Exception {
+    if (!refusesWhileFull()) {
+      taken.addAll(reader.take());
+      return taken;
+    }
+    Arrivals held = new Arrivals(taken.run, false);
+    held.addAll(reader.peek());
+    return held;
+  }
+
+  private static long attempts(long id) {
+    List<Object[]> row = Sql.query("select attempts from outboxer_message where id = ?", id);
+    return row.isEmpty() ? 0 : ((Number) row.get(0)[0]).longValue();
+  }
+
+  private static String lastError(long id) {
+    return (String) Sql.query("select last_error from outboxer_message where id = ?", id).get(0)[0];
+  }
+
+  /** The rows of the run's groups in the refusing outbox: id to {state, attempts}. */
+  private Map<Long, long[]> rows(String run) {
+    Map<Long, long[]> rows = new HashMap<>();
+    for (Object[] r :
+        Sql.query(
+            "select id, state, attempts from outboxer_message where outbox = ? and group_key like ?",
+            refusingOutbox,
+            run + "%")) {
+      rows.put(
+          ((Number) r[0]).longValue(),
+          new long[] {((Number) r[1]).longValue(), ((Number) r[2]).longValue()});
+    }
+    return rows;
+  }
+}
