@@ -90,6 +90,51 @@ class KafkaIT extends RelayScenarios {
     return true;
   }
 
+  private static final Poison TOO_LARGE_FOR_THE_PRODUCER =
+      new Poison(
+          "larger than the producer's max.request.size (1 MiB by default)",
+          lastError ->
+              assertThat(lastError)
+                  .startsWith("Kafka refused the record: ")
+                  .contains("RecordTooLargeException")
+                  .contains("max.request.size"));
+
+  private static final Poison TOO_LARGE_FOR_THE_TOPIC =
+      new Poison(
+          "larger than the topic's max.message.bytes (1 KiB)",
+          lastError ->
+              assertThat(lastError)
+                  .startsWith("Kafka refused the record: ")
+                  .contains("RecordTooLargeException")
+                  .doesNotContain("max.request.size"));
+
+  @Override
+  List<Poison> poisons() {
+    return List.of(TOO_LARGE_FOR_THE_PRODUCER, TOO_LARGE_FOR_THE_TOPIC);
+  }
+
+  @Override
+  String poisonOutbox(boolean retriesForever) {
+    return retriesForever ? "it-kafka-poison" : "it-kafka-poison3";
+  }
+
+  @Override
+  Reader poisonReader() throws Exception {
+    return refusalReader();
+  }
+
+  @Override
+  long publishPoison(boolean retriesForever, String group, int seq, Poison poison) {
+    int padding =
+        poison == TOO_LARGE_FOR_THE_PRODUCER
+            ? 1_500_000
+            : poison == TOO_LARGE_FOR_THE_TOPIC ? 4000 : 10;
+    return outbox.publish(
+        retriesForever
+            ? new ItEvents.KafkaPoison(group, seq, padding)
+            : new ItEvents.KafkaPoison3(group, seq, padding));
+  }
+
   /** A consumer of its own group that reads {@code topic}'s committed records from the start. */
   private static Reader reader(String topic) {
     KafkaConsumer<String, String> consumer = KafkaRecords.consumer("kafka-it-" + UUID.randomUUID());
@@ -99,7 +144,7 @@ class KafkaIT extends RelayScenarios {
       public List<Arrival> take() {
         List<Arrival> arrived = new ArrayList<>();
         for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-          arrived.add(new Arrival(KafkaRecords.id(r), r.key()));
+          arrived.add(new Arrival(KafkaRecords.id(r), r.key(), KafkaRecords.attempt(r)));
         }
         return arrived;
       }

@@ -11,7 +11,18 @@ import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
 import io.outboxer.it.support.KafkaRecords;
 import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
 import jakarta.transaction.UserTransaction;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -19,6 +30,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.jboss.arquillian.container.test.api.Deployment;
@@ -32,8 +45,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The Kafka broker is killed while the outbox delivers and started again: with max-attempts
- * infinity nothing becomes dead or is lost, delivery resumes, and every group stays in order.
+ * The Kafka broker is killed while the outbox delivers and started again. The outage charges no
+ * message: with max-attempts 3 and the broker down for more than three backoff periods nothing
+ * becomes dead; readiness stays UP and names the waiting partitions; nothing is lost, delivery
+ * resumes, and every group stays in order.
  */
 @ExtendWith(ArquillianExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -73,21 +88,50 @@ class KafkaRestartIT {
   @Test
   @Order(4)
   @RunAsClient
-  void startItAgainOnceDeliveriesFailed() throws Exception {
-    // Deliveries fail while it is down: attempts are counted, messages stay pending, none dies.
+  void startItAgainOnceDeliveriesFailedMoreThanThreeBackoffPeriods() throws Exception {
+    // While it is down, each partition's calls fail and it backs off (200ms, 400ms, 800ms, 1s):
+    // readiness stays UP and names both partitions, and no message is charged an attempt.
+    HttpClient http = HttpClient.newHttpClient();
+    URI ready =
+        URI.create(
+            "http://localhost:"
+                + System.getProperty("outboxer.it.arquillian.port")
+                + "/health/ready");
+    Pattern failedCalls = Pattern.compile("unavailable \\(failed calls in a row: (\\d+)\\): ");
     await()
-        .atMost(Duration.ofSeconds(60))
+        .atMost(Duration.ofSeconds(90))
         .until(
-            () ->
-                count(
-                        "select count(*) from outboxer_message where outbox = 'it-kafka-restart'"
-                            + " and attempts > 0")
-                    > 0);
+            () -> {
+              HttpResponse<String> response =
+                  http.send(HttpRequest.newBuilder(ready).build(), BodyHandlers.ofString());
+              assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+              JsonObject data = outboxerCheck(response.body()).getJsonObject("data");
+              for (int p = 0; p < 2; p++) {
+                JsonString outage = data.getJsonString("relay.it-kafka-restart.partition." + p);
+                Matcher m = outage == null ? null : failedCalls.matcher(outage.getString());
+                if (m == null || !m.lookingAt() || Integer.parseInt(m.group(1)) < 4) {
+                  return false;
+                }
+              }
+              return true;
+            });
     assertThat(
             count(
-                "select count(*) from outboxer_message where outbox = 'it-kafka-restart' and state = 2"))
+                "select count(*) from outboxer_message where outbox = 'it-kafka-restart'"
+                    + " and (attempts > 0 or state <> 0)"))
+        .as("no message charged, none dead")
         .isZero();
     TestServices.kafka().start();
+  }
+
+  private static JsonObject outboxerCheck(String health) {
+    try (JsonReader reader = Json.createReader(new StringReader(health))) {
+      return reader.readObject().getJsonArray("checks").stream()
+          .map(JsonValue::asJsonObject)
+          .filter(c -> c.getString("name").equals("outboxer"))
+          .findFirst()
+          .orElseThrow();
+    }
   }
 
   private void publish(int from, int to) throws Exception {
@@ -126,5 +170,7 @@ class KafkaRestartIT {
     arrived.forEach((group, ids) -> assertThat(ids).as(group).isSorted());
     assertThat(admin.counts("it-kafka-restart").dead()).isZero();
     assertThat(admin.counts("it-kafka-restart").pending()).isZero();
+    assertThat(count("select count(*) from outboxer_message where outbox = 'it-kafka-restart'"))
+        .isZero();
   }
 }

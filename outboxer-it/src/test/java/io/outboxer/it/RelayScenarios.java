@@ -2,6 +2,7 @@ package io.outboxer.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.outboxer.Outbox;
 import io.outboxer.OutboxAdmin;
@@ -36,8 +37,21 @@ import org.junit.jupiter.api.Test;
  */
 abstract class RelayScenarios {
 
-  /** One message as a consumer of the relay's destination received it. */
-  record Arrival(long id, String group) {}
+  /**
+   * One message as a consumer of the relay's destination received it, with the delivery attempt it
+   * carried (0 where the reader does not look).
+   */
+  record Arrival(long id, String group, int attempt) {
+    Arrival(long id, String group) {
+      this(id, group, 0);
+    }
+  }
+
+  /**
+   * A way the relay's destination refuses one message for its own content, and what the message's
+   * {@code last_error} then says.
+   */
+  record Poison(String what, Consumer<String> lastError) {}
 
   /** A consumer of the relay's destination, reading it as an application would. */
   interface Reader extends AutoCloseable {
@@ -185,6 +199,140 @@ abstract class RelayScenarios {
     return false;
   }
 
+  /**
+   * The ways this relay's destination refuses a message for its own content, provoked in the
+   * charged-alone scenarios; none where the relay has no such refusal to provoke.
+   */
+  List<Poison> poisons() {
+    return List.of();
+  }
+
+  /**
+   * The outbox of the charged-alone scenarios (one partition, batches of 200): with max-attempts
+   * infinity when {@code retriesForever}, else 3.
+   */
+  String poisonOutbox(boolean retriesForever) {
+    throw new UnsupportedOperationException("no poison outbox");
+  }
+
+  /** A consumer of the poison outboxes' destination that sees each message's attempt. */
+  Reader poisonReader() throws Exception {
+    throw new UnsupportedOperationException("no poison outbox");
+  }
+
+  /**
+   * Publishes message {@code seq} of {@code group} to {@link #poisonOutbox}, made to be refused as
+   * {@code poison} says, or healthy when it is null.
+   */
+  long publishPoison(boolean retriesForever, String group, int seq, Poison poison) {
+    throw new UnsupportedOperationException("no poison outbox");
+  }
+
+  @Test
+  void aMessageRefusedInAFullBatchIsChargedAloneAndDiesAfterMaxAttempts() throws Exception {
+    chargedAlone(false);
+  }
+
+  @Test
+  void aMessageRefusedInAFullBatchIsChargedAloneAndHoldsItsGroupUnderInfinity() throws Exception {
+    chargedAlone(true);
+  }
+
+  /**
+   * One full batch of 40 groups of 5 in one partition, one message of two groups in its middle
+   * refused by the destination for its content: every other message arrives at its first attempt,
+   * in group order; the refused ones die after exactly 3 attempts and their groups go on, or, under
+   * infinity, are retried and hold their groups until an operator discards them.
+   */
+  private void chargedAlone(boolean retriesForever) throws Exception {
+    assumeFalse(poisons().isEmpty(), "this relay has no refusal to provoke");
+    String outbox = poisonOutbox(retriesForever);
+    String run = outbox + "-" + UUID.randomUUID() + "-";
+    Map<String, List<Long>> published = new LinkedHashMap<>();
+    Map<Long, Poison> refused = new LinkedHashMap<>();
+    try (Reader reader = poisonReader()) {
+      tx.begin();
+      for (int seq = 0; seq < 5; seq++) {
+        for (int g = 0; g < 40; g++) {
+          Poison poison = null;
+          for (int k = 0; k < poisons().size(); k++) {
+            if (g == 17 + 12 * k && seq == 2 - k) {
+              poison = poisons().get(k);
+            }
+          }
+          long id = publishPoison(retriesForever, run + g, seq, poison);
+          published.computeIfAbsent(run + g, k -> new ArrayList<>()).add(id);
+          if (poison != null) {
+            refused.put(id, poison);
+          }
+        }
+      }
+      tx.commit();
+
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInSameThread()
+          .until(
+              () ->
+                  refused.keySet().stream()
+                      .allMatch(id -> retriesForever ? attempts(id) >= 3 : state(id) == 2));
+      Map<String, List<Long>> expected = new LinkedHashMap<>();
+      Map<String, List<Long>> held = new LinkedHashMap<>();
+      published.forEach(
+          (group, ids) -> {
+            List<Long> arrive = new ArrayList<>();
+            for (long id : ids) {
+              if (refused.containsKey(id)) {
+                if (retriesForever) {
+                  held.put(group, ids.subList(ids.indexOf(id) + 1, ids.size()));
+                  break;
+                }
+              } else {
+                arrive.add(id);
+              }
+            }
+            expected.put(group, arrive);
+          });
+      Arrivals arrived = new Arrivals(run, false);
+      takeUntil(reader, arrived, expected.values().stream().mapToInt(List::size).sum(), bulkWithin);
+
+      assertThat(arrived.byGroup).as("every other message, in group order").isEqualTo(expected);
+      assertThat(arrived.attempts)
+          .as("every other message went out at its first attempt: never charged")
+          .containsOnly(1);
+      Map<Long, long[]> rows = rows(outbox, run);
+      Set<Long> left = new HashSet<>(refused.keySet());
+      held.values().forEach(left::addAll);
+      assertThat(rows.keySet()).as("left in the outbox").isEqualTo(left);
+      refused.forEach(
+          (id, poison) -> {
+            poison.lastError().accept(lastError(id));
+            if (!retriesForever) {
+              assertThat(rows.get(id))
+                  .as("%s: dead after 3 attempts", poison.what())
+                  .containsExactly(2, 3);
+            }
+          });
+      for (List<Long> ids : held.values()) {
+        for (long id : ids) {
+          assertThat(rows.get(id)).as("message %d: held, never tried", id).containsExactly(1, 0);
+        }
+      }
+
+      for (long id : refused.keySet()) {
+        admin.discard(outbox, id);
+      }
+      if (retriesForever) {
+        Arrivals released = new Arrivals(run, false);
+        takeUntil(
+            reader, released, held.values().stream().mapToInt(List::size).sum(), releaseWithin);
+        assertThat(released.byGroup).as("the held groups, once discarded").isEqualTo(held);
+        assertThat(released.attempts).containsOnly(1);
+      }
+    }
+    assertThat(rows(outbox, run)).as("nothing left in the outbox").isEmpty();
+  }
+
   @Test
   void tenThousandMessagesOverAHundredGroupsArriveCompleteAndInGroupOrder() throws Exception {
     String run = bulkOutbox + "-" + UUID.randomUUID() + "-";
@@ -286,6 +434,7 @@ abstract class RelayScenarios {
     final String run;
     final Map<String, List<Long>> byGroup = new LinkedHashMap<>();
     final Set<Long> seen = new HashSet<>();
+    final Set<Integer> attempts = new HashSet<>();
     final boolean mayRepeat;
     int count;
 
@@ -304,6 +453,7 @@ abstract class RelayScenarios {
           continue;
         }
         byGroup.computeIfAbsent(a.group(), g -> new ArrayList<>()).add(a.id());
+        attempts.add(a.attempt());
         count++;
       }
     }
@@ -359,17 +509,27 @@ abstract class RelayScenarios {
     return row.isEmpty() ? 0 : ((Number) row.get(0)[0]).longValue();
   }
 
+  private static long state(long id) {
+    List<Object[]> row = Sql.query("select state from outboxer_message where id = ?", id);
+    return row.isEmpty() ? -1 : ((Number) row.get(0)[0]).longValue();
+  }
+
   private static String lastError(long id) {
     return (String) Sql.query("select last_error from outboxer_message where id = ?", id).get(0)[0];
   }
 
   /** The rows of the run's groups in the refusing outbox: id to {state, attempts}. */
   private Map<Long, long[]> rows(String run) {
+    return rows(refusingOutbox, run);
+  }
+
+  /** The rows of the run's groups in {@code outbox}: id to {state, attempts}. */
+  private static Map<Long, long[]> rows(String outbox, String run) {
     Map<Long, long[]> rows = new HashMap<>();
     for (Object[] r :
         Sql.query(
             "select id, state, attempts from outboxer_message where outbox = ? and group_key like ?",
-            refusingOutbox,
+            outbox,
             run + "%")) {
       rows.put(
           ((Number) r[0]).longValue(),

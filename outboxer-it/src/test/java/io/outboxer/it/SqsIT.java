@@ -105,8 +105,51 @@ class SqsIT extends RelayScenarios {
         refusals.id(run + "d", 1),
         lastError ->
             assertThat(lastError)
-                .startsWith("SQS refused the request to ")
+                .startsWith("SQS refused the message sent to ")
                 .contains("MessageTooLong"));
+  }
+
+  private static final Poison REFUSED_ALONE =
+      new Poison(
+          "a character SQS does not allow (U+FFFE): its entry is rejected",
+          lastError ->
+              assertThat(lastError)
+                  .isEqualTo(
+                      "SQS rejected the message: InvalidAttributeValue: InvalidMessageContents"));
+
+  private static final Poison REFUSING_ITS_REQUEST =
+      new Poison(
+          "larger than any SQS message may be: the whole request is refused",
+          lastError ->
+              assertThat(lastError)
+                  .startsWith("SQS refused the message sent to ")
+                  .contains("MessageTooLong"));
+
+  @Override
+  List<Poison> poisons() {
+    return List.of(REFUSING_ITS_REQUEST, REFUSED_ALONE);
+  }
+
+  @Override
+  String poisonOutbox(boolean retriesForever) {
+    return retriesForever ? "it-sqs-poison" : "it-sqs-poison3";
+  }
+
+  @Override
+  Reader poisonReader() {
+    return reader("outboxer-it-small.fifo");
+  }
+
+  @Override
+  long publishPoison(boolean retriesForever, String group, int seq, Poison poison) {
+    String note =
+        poison == REFUSING_ITS_REQUEST
+            ? "x".repeat(1_100_000)
+            : poison == REFUSED_ALONE ? "not for SQS: \uFFFE" : "fine";
+    return outbox.publish(
+        retriesForever
+            ? new ItEvents.SqsPoison(group, seq, note)
+            : new ItEvents.SqsPoison3(group, seq, note));
   }
 
   /**
@@ -153,7 +196,11 @@ class SqsIT extends RelayScenarios {
       public List<Arrival> take() {
         List<Arrival> arrived = new ArrayList<>();
         for (Message m : receiveAndDelete(sqs, url)) {
-          arrived.add(new Arrival(id(m), group(m)));
+          arrived.add(
+              new Arrival(
+                  id(m),
+                  group(m),
+                  Integer.parseInt(m.messageAttributes().get("OutboxerAttempt").stringValue())));
         }
         return arrived;
       }

@@ -101,6 +101,22 @@ public final class ItEvents {
     }
   }
 
+  /** Outbox it-kafka-poison3: it-kafka-small's topic, one partition, max-attempts 3. */
+  @Outboxed("it-kafka-poison3")
+  public static class KafkaPoison3 extends KafkaSmall {
+    public KafkaPoison3(String group, int seq, int paddingLength) {
+      super(group, seq, paddingLength);
+    }
+  }
+
+  /** Outbox it-kafka-poison: it-kafka-small's topic, one partition, max-attempts infinity. */
+  @Outboxed("it-kafka-poison")
+  public static class KafkaPoison extends KafkaSmall {
+    public KafkaPoison(String group, int seq, int paddingLength) {
+      super(group, seq, paddingLength);
+    }
+  }
+
   /** Outbox it-kafka-restart: the Kafka relay with short client timeouts and retries. */
   @Outboxed("it-kafka-restart")
   public static class KafkaRestart extends ItEvent {
@@ -129,6 +145,24 @@ public final class ItEvents {
 
     public String getNote() {
       return note;
+    }
+  }
+
+  /** Outbox it-sqs-poison3: it-sqs-small's queue, requests of 4 MiB at most, max-attempts 3. */
+  @Outboxed("it-sqs-poison3")
+  public static class SqsPoison3 extends SqsNote {
+    public SqsPoison3(String group, int seq, String note) {
+      super(group, seq, note);
+    }
+  }
+
+  /**
+   * Outbox it-sqs-poison: it-sqs-small's queue, requests of 4 MiB at most, max-attempts infinity.
+   */
+  @Outboxed("it-sqs-poison")
+  public static class SqsPoison extends SqsNote {
+    public SqsPoison(String group, int seq, String note) {
+      super(group, seq, note);
     }
   }
 

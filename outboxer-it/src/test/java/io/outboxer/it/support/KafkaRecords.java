@@ -24,7 +24,15 @@ public final class KafkaRecords {
 
   /** The outbox message id a record carries in its outboxer-id header. */
   public static long id(ConsumerRecord<String, String> record) {
-    return Long.parseLong(
-        new String(record.headers().lastHeader("outboxer-id").value(), StandardCharsets.UTF_8));
+    return Long.parseLong(header(record, "outboxer-id"));
+  }
+
+  /** The delivery attempt a record carries in its outboxer-attempt header. */
+  public static int attempt(ConsumerRecord<String, String> record) {
+    return Integer.parseInt(header(record, "outboxer-attempt"));
+  }
+
+  private static String header(ConsumerRecord<String, String> record, String name) {
+    return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
   }
 }
