@@ -31,6 +31,7 @@ import org.apache.kafka.common.errors.CorruptRecordException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -138,7 +139,7 @@ public final class KafkaRelay implements Relay {
     Producer<String, String> producer = producer(partition);
     try {
       return TransactionRounds.deliver(
-          batch, records -> sendInTransaction(producer, records), deadline);
+          batch, records -> sendInTransaction(producer, records, deadline), deadline);
     } catch (RuntimeException e) {
       // The producer may be fenced or in an unknown state: start the next batch with a new one.
       discard(partition);
@@ -154,21 +155,31 @@ public final class KafkaRelay implements Relay {
    * transaction's sake.
    */
   private TransactionRounds.Round sendInTransaction(
-      Producer<String, String> producer, List<Envelope> records) {
+      Producer<String, String> producer, List<Envelope> records, Deadline deadline) {
     producer.beginTransaction();
     Map<Long, Future<RecordMetadata>> sent = new LinkedHashMap<>();
     Map<Long, Throwable> errors = new LinkedHashMap<>();
     Set<Long> refusedAtSend = new HashSet<>();
     for (Envelope e : records) {
+      if (deadline.passed()) {
+        errors.put(e.id(), new TimeoutException("the call budget was spent before it was sent"));
+        break;
+      }
       try {
         Future<RecordMetadata> future = producer.send(toRecord(e));
         sent.put(e.id(), future);
         if (future.isDone()) {
           refusedAtSend.add(e.id()); // checked by the producer before sending; failed or not
+          if (!isRecordRefusal(failure(future))) {
+            break; // no metadata, error state: the rest would wait as long and fail the same
+          }
         }
       } catch (RuntimeException ex) {
         errors.put(e.id(), ex);
         refusedAtSend.add(e.id());
+        if (!isRecordRefusal(ex)) {
+          break;
+        }
       }
     }
     producer.flush();
@@ -197,7 +208,7 @@ public final class KafkaRelay implements Relay {
         continue;
       }
       TransactionRounds.Cause cause = TransactionRounds.Cause.COLLATERAL;
-      if (RECORD_REFUSALS.stream().anyMatch(type -> type.isInstance(t))) {
+      if (isRecordRefusal(t)) {
         // Whose refusal it is: the record that alone holds it, or the first one the producer
         // refused at send with it (records queued before it fail later with the same instance).
         boolean own = holders.get(t) == 1 || refusedAtSend.contains(e.id()) && claimed.add(t);
@@ -206,6 +217,23 @@ public final class KafkaRelay implements Relay {
       failures.put(e.id(), new TransactionRounds.Failure("Kafka refused the record: " + t, cause));
     }
     return new TransactionRounds.Round(false, failures);
+  }
+
+  private static boolean isRecordRefusal(Throwable t) {
+    return t != null && RECORD_REFUSALS.stream().anyMatch(type -> type.isInstance(t));
+  }
+
+  /** Why a completed send failed, or null when it succeeded. */
+  private static Throwable failure(Future<RecordMetadata> done) {
+    try {
+      done.get();
+      return null;
+    } catch (ExecutionException ex) {
+      return ex.getCause();
+    } catch (InterruptedException ex) {
+      Thread.currentThread().interrupt();
+      return ex;
+    }
   }
 
   private ProducerRecord<String, String> toRecord(Envelope e) {

@@ -1,13 +1,19 @@
 package io.outboxer.internal.relay.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.TestOutboxes;
+import io.outboxer.spi.Envelope;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.common.KafkaException;
 import org.junit.jupiter.api.Test;
 
 class KafkaRelayTest {
@@ -45,5 +51,33 @@ class KafkaRelayTest {
     assertThat(p)
         .containsEntry("request.timeout.ms", "30000")
         .doesNotContainKeys("delivery.timeout.ms", "max.block.ms");
+  }
+
+  /**
+   * A broker that takes the connection and never answers: the call ends within its budget saying
+   * Kafka is unavailable, and charges no message.
+   */
+  @Test
+  void aBatchToABrokerThatNeverAnswersEndsWithinTheCallBudget() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Map<String, String> settings = new HashMap<>();
+      settings.put("topic", "orders");
+      settings.put("bootstrap.servers", "127.0.0.1:" + silent.getLocalPort());
+      List<Envelope> batch =
+          List.of(
+              new Envelope(1, "orders", 0, "a", "T", "{}", 1, "a"),
+              new Envelope(2, "orders", 0, "b", "T", "{}", 1, "b"));
+
+      long started = System.nanoTime();
+      try (KafkaRelay relay =
+          KafkaRelay.create(TestOutboxes.orders("kafka", settings), Duration.ofSeconds(1))) {
+        assertThatThrownBy(() -> relay.deliver(batch))
+            .isInstanceOf(KafkaException.class)
+            .hasMessageContaining("Timeout");
+      }
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+      assertThat(took).isLessThan(Duration.ofSeconds(3));
+    }
   }
 }
