@@ -76,11 +76,7 @@ public final class PartitionWorker implements Runnable {
     this.clock = clock;
     this.outage =
         new RelayOutage(
-            "outbox " + outbox.name() + " partition " + partition,
-            outbox.backoffMin(),
-            outbox.backoffMax(),
-            clock,
-            outages);
+            "outbox " + outbox.name() + " partition " + partition, retryPolicy, clock, outages);
   }
 
   @Override

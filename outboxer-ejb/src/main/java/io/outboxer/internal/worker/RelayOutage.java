@@ -2,7 +2,7 @@ package io.outboxer.internal.worker;
 
 import io.outboxer.internal.rules.Backoff;
 import io.outboxer.internal.rules.Deadline;
-import java.time.Duration;
+import io.outboxer.internal.rules.RetryPolicy;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -24,29 +24,27 @@ final class RelayOutage {
 
   private final String where;
   private final Listener listener;
-  private final Duration backoffMin;
-  private final Duration backoffMax;
+  private final RetryPolicy backoff;
   private final LongSupplier clock;
   private int failedCalls;
   private Deadline pausedUntil;
 
-  RelayOutage(
-      String where,
-      Duration backoffMin,
-      Duration backoffMax,
-      LongSupplier clock,
-      Listener listener) {
+  /**
+   * @param where the partition, for the log
+   * @param backoff the outbox's policy, whose backoff paces the retries
+   */
+  RelayOutage(String where, RetryPolicy backoff, LongSupplier clock, Listener listener) {
     this.where = where;
     this.listener = listener;
-    this.backoffMin = backoffMin;
-    this.backoffMax = backoffMax;
+    this.backoff = backoff;
     this.clock = clock;
   }
 
   /** Records a relay call that threw; the partition pauses before its next batch. */
   void failed(RuntimeException cause) {
     failedCalls++;
-    pausedUntil = Deadline.in(Backoff.after(failedCalls, backoffMin, backoffMax), clock);
+    pausedUntil =
+        Deadline.in(Backoff.after(failedCalls, backoff.backoffMin(), backoff.backoffMax()), clock);
     String reason = String.valueOf(cause);
     if (failedCalls == 1) {
       LOG.warning(

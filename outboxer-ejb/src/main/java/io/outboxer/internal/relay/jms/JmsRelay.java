@@ -40,20 +40,16 @@ import javax.naming.NamingException;
  * queue, or {@code topic}, the JNDI name of the topic (one of them required); {@code
  * connection-factory}, the JNDI name of the connection factory (default {@value
  * #DEFAULT_CONNECTION_FACTORY}).
+ *
+ * @param connectionFactory where connections come from
+ * @param destination the queue or topic
+ * @param callBudget once a batch took this long, no further message of it is sent
  */
-public final class JmsRelay implements Relay {
+public record JmsRelay(
+    ConnectionFactory connectionFactory, Destination destination, Duration callBudget)
+    implements Relay {
 
   public static final String DEFAULT_CONNECTION_FACTORY = "jms/outboxer/ConnectionFactory";
-
-  private final ConnectionFactory connectionFactory;
-  private final Destination destination;
-  private final Duration callBudget;
-
-  JmsRelay(ConnectionFactory connectionFactory, Destination destination, Duration callBudget) {
-    this.connectionFactory = connectionFactory;
-    this.destination = destination;
-    this.callBudget = callBudget;
-  }
 
   /**
    * Looks up the configured connection factory and queue or topic.

@@ -84,22 +84,18 @@ public final class KafkaRelay implements Relay {
           ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
           ProducerConfig.MAX_BLOCK_MS_CONFIG);
 
-  private final String outbox;
   private final String topic;
-  private final String transactionalIdPrefix;
+  private final String transactionalIdBase;
   private final Properties producerProperties;
   private final Duration callBudget;
   private final Map<Integer, Producer<String, String>> producers = new ConcurrentHashMap<>();
 
-  KafkaRelay(
-      String outbox,
-      String topic,
-      String transactionalIdPrefix,
-      Properties properties,
-      Duration callBudget) {
-    this.outbox = outbox;
+  /**
+   * @param transactionalIdBase the transactional ids of the producers, but for their partition
+   */
+  KafkaRelay(String topic, String transactionalIdBase, Properties properties, Duration callBudget) {
     this.topic = topic;
-    this.transactionalIdPrefix = transactionalIdPrefix;
+    this.transactionalIdBase = transactionalIdBase;
     this.producerProperties = properties;
     this.callBudget = callBudget;
   }
@@ -124,7 +120,10 @@ public final class KafkaRelay implements Relay {
       properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(budget / 2));
     }
     return new KafkaRelay(
-        outbox.name(), topic, prefix == null ? "outboxer-" : prefix, properties, callBudget);
+        topic,
+        (prefix == null ? "outboxer-" : prefix) + outbox.name() + "-",
+        properties,
+        callBudget);
   }
 
   /** The producer properties in force (for tests). */
@@ -251,8 +250,7 @@ public final class KafkaRelay implements Relay {
         p -> {
           Properties properties = new Properties();
           properties.putAll(producerProperties);
-          properties.put(
-              ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalIdPrefix + outbox + "-" + p);
+          properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalIdBase + p);
           KafkaProducer<String, String> producer =
               new KafkaProducer<>(properties, new StringSerializer(), new StringSerializer());
           producer.initTransactions();

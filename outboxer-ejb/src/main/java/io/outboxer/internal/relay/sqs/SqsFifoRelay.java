@@ -8,7 +8,6 @@ import static io.outboxer.internal.relay.MessageAttributes.TYPE;
 
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.rules.Deadline;
-import io.outboxer.internal.rules.Ordering;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
@@ -43,8 +42,8 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  * {@linkplain io.outboxer.internal.relay.MessageAttributes message attributes} carry the id,
  * outbox, type, attempt and, for grouped messages, the group.
  *
- * <p>The group id of a message is its group key where SQS can take it ({@link SqsIds}); with total
- * ordering every message goes to one SQS group named after the outbox.
+ * <p>The group id of a message is its group key where SQS can take it ({@link SqsQueue}); with
+ * total ordering every message goes to one SQS group named after the outbox.
  *
  * <p>SQS reports each entry of a batch on its own and may accept an entry that follows a rejected
  * one of the same group. To keep the relay contract, a request carries at most one message per
@@ -61,36 +60,17 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  * queue), {@code region}, {@code endpoint}, {@code access-key-id} with {@code secret-access-key};
  * without them the AWS SDK's default region and credential chains apply; {@code max-request-bytes},
  * the request size the queue accepts (default 262144).
+ *
+ * @param sqs the SQS client, whose calls time out after the call budget
+ * @param queue the queue and the ids of the outbox's messages there
+ * @param callBudget how long one call may take
  */
-public final class SqsFifoRelay implements Relay {
-
-  private final SqsClient sqs;
-  private final String queueUrl;
-  private final SqsIds ids;
-  private final int maxRequestBytes;
-  private final Duration callBudget;
-
-  SqsFifoRelay(
-      SqsClient sqs, String queueUrl, SqsIds ids, int maxRequestBytes, Duration callBudget) {
-    this.sqs = sqs;
-    this.queueUrl = queueUrl;
-    this.ids = ids;
-    this.maxRequestBytes = maxRequestBytes;
-    this.callBudget = callBudget;
-  }
+public record SqsFifoRelay(SqsClient sqs, SqsQueue queue, Duration callBudget) implements Relay {
 
   /** Reads the relay's settings and builds the SQS client; no request is sent yet. */
   public static SqsFifoRelay create(OutboxConfig outbox, Duration callBudget) {
     Map<String, String> settings = outbox.relaySettings();
-    String queueUrl =
-        outbox.requiredRelaySetting(
-            "queue-url", "the URL of the FIFO queue the SQS relay sends to");
-    if (!queueUrl.endsWith(".fifo")) {
-      throw outbox.invalidRelaySetting(
-          "queue-url",
-          "expected a FIFO queue (its name ends with .fifo); standard queues do not keep order");
-    }
-    int maxRequestBytes = maxRequestBytes(outbox);
+    SqsQueue queue = SqsQueue.of(outbox);
     SqsClientBuilder builder =
         SqsClient.builder()
             .httpClient(UrlConnectionHttpClient.create())
@@ -121,30 +101,7 @@ public final class SqsFifoRelay implements Relay {
       throw outbox.missingRelaySetting(
           "region", "no AWS region configured or found by the SDK (" + e.getMessage() + ")");
     }
-    return new SqsFifoRelay(
-        sqs,
-        queueUrl,
-        new SqsIds(outbox.name(), outbox.ordering() == Ordering.TOTAL),
-        maxRequestBytes,
-        callBudget);
-  }
-
-  private static int maxRequestBytes(OutboxConfig outbox) {
-    String value = outbox.relaySettings().get("max-request-bytes");
-    if (value == null) {
-      return SqsRequests.DEFAULT_MAX_BYTES;
-    }
-    int bytes;
-    try {
-      bytes = Integer.parseInt(value);
-    } catch (NumberFormatException e) {
-      bytes = 0;
-    }
-    if (bytes < 1024 || bytes > 16 * 1024 * 1024) {
-      throw outbox.invalidRelaySetting(
-          "max-request-bytes", "expected a whole number of bytes from 1024 to 16777216");
-    }
-    return bytes;
+    return new SqsFifoRelay(sqs, queue, callBudget);
   }
 
   private static URI endpoint(OutboxConfig outbox, String value) {
@@ -173,7 +130,7 @@ public final class SqsFifoRelay implements Relay {
           open.add(e);
         }
       }
-      for (List<Envelope> request : SqsRequests.requests(open, maxRequestBytes)) {
+      for (List<Envelope> request : SqsRequests.requests(open, queue.maxRequestBytes())) {
         if (deadline.passed()) {
           return report.build();
         }
@@ -182,7 +139,7 @@ public final class SqsFifoRelay implements Relay {
           DeliveryReport settled = report.build();
           if (settled.confirmed().isEmpty() && settled.failed().isEmpty()) {
             throw new IllegalStateException(
-                "SQS is unavailable for " + queueUrl + ": " + unavailable.getMessage(),
+                "SQS is unavailable for " + queue.url() + ": " + unavailable.getMessage(),
                 unavailable);
           }
           return settled; // the rest waits, no attempt charged
@@ -214,7 +171,7 @@ public final class SqsFifoRelay implements Relay {
     }
     SendMessageBatchResponse response;
     try {
-      response = sqs.sendMessageBatch(b -> b.queueUrl(queueUrl).entries(entries));
+      response = sqs.sendMessageBatch(b -> b.queueUrl(queue.url()).entries(entries));
     } catch (SdkException ex) {
       if (!(ex instanceof AwsServiceException service
           && service.statusCode() == 400
@@ -225,7 +182,7 @@ public final class SqsFifoRelay implements Relay {
       if (request.size() == 1) {
         report.failed(
             request.get(0).id(),
-            "SQS refused the message sent to " + queueUrl + ": " + ex.getMessage());
+            "SQS refused the message sent to " + queue.url() + ": " + ex.getMessage());
         stop(request.get(0), stopped);
         return null;
       }
@@ -278,8 +235,8 @@ public final class SqsFifoRelay implements Relay {
         .id(Long.toString(e.id()))
         .messageBody(e.payload())
         .messageAttributes(attributes)
-        .messageDeduplicationId(ids.deduplicationId(e))
-        .messageGroupId(ids.groupId(e))
+        .messageDeduplicationId(queue.deduplicationId(e))
+        .messageGroupId(queue.groupId(e))
         .build();
   }
 

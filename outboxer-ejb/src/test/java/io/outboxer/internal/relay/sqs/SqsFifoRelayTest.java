@@ -81,7 +81,7 @@ class SqsFifoRelayTest {
 
   @Test
   void aGroupKeySqsCannotTakeIsHashedAndUngroupedMessagesAreTheirOwnGroup() {
-    SqsIds ids = new SqsIds("orders", false);
+    SqsQueue ids = new SqsQueue("https://sqs/1/orders.fifo", 262144, "orders", false);
 
     assertThat(ids.groupId(message(1, "customer-42", "{}"))).isEqualTo("customer-42");
     assertThat(ids.groupId(message(2, "kunde müller", "{}")))
@@ -94,7 +94,7 @@ class SqsFifoRelayTest {
 
   @Test
   void withTotalOrderingTheWholeOutboxIsOneSqsGroup() {
-    SqsIds ids = new SqsIds("orders", true);
+    SqsQueue ids = new SqsQueue("https://sqs/1/orders.fifo", 262144, "orders", true);
 
     assertThat(ids.groupId(message(1, "customer-42", "{}"))).isEqualTo("orders");
     assertThat(ids.groupId(message(2, null, "{}"))).isEqualTo("orders");

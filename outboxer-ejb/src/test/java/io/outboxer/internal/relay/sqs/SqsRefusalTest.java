@@ -76,9 +76,7 @@ class SqsRefusalTest {
   private SqsFifoRelay relay() {
     return new SqsFifoRelay(
         sqs,
-        "https://sqs/1/orders.fifo",
-        new SqsIds("orders", false),
-        SqsRequests.DEFAULT_MAX_BYTES,
+        new SqsQueue("https://sqs/1/orders.fifo", SqsRequests.DEFAULT_MAX_BYTES, "orders", false),
         Duration.ofSeconds(5));
   }
 
@@ -123,9 +121,8 @@ class SqsRefusalTest {
     SqsFifoRelay relay =
         new SqsFifoRelay(
             unreachable,
-            "https://sqs/1/orders.fifo",
-            new SqsIds("orders", false),
-            SqsRequests.DEFAULT_MAX_BYTES,
+            new SqsQueue(
+                "https://sqs/1/orders.fifo", SqsRequests.DEFAULT_MAX_BYTES, "orders", false),
             Duration.ofSeconds(5));
 
     DeliveryReport report = relay.deliver(batch(0));
