@@ -18,6 +18,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -107,6 +108,16 @@ class KafkaIT extends RelayScenarios {
                   .startsWith("Kafka refused the record: ")
                   .contains("RecordTooLargeException")
                   .doesNotContain("max.request.size"));
+
+  @Test
+  void aMessageRefusedInAFullBatchIsChargedAloneAndDiesAfterMaxAttempts() throws Exception {
+    chargedAlone(false);
+  }
+
+  @Test
+  void aMessageRefusedInAFullBatchIsChargedAloneAndHoldsItsGroupUnderInfinity() throws Exception {
+    chargedAlone(true);
+  }
 
   @Override
   List<Poison> poisons() {

@@ -2,7 +2,6 @@ package io.outboxer.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.outboxer.Outbox;
 import io.outboxer.OutboxAdmin;
@@ -201,7 +200,7 @@ abstract class RelayScenarios {
 
   /**
    * The ways this relay's destination refuses a message for its own content, provoked in the
-   * charged-alone scenarios; none where the relay has no such refusal to provoke.
+   * charged-alone scenarios ({@link #chargedAlone}), which the relays that can provoke them run.
    */
   List<Poison> poisons() {
     return List.of();
@@ -228,24 +227,14 @@ abstract class RelayScenarios {
     throw new UnsupportedOperationException("no poison outbox");
   }
 
-  @Test
-  void aMessageRefusedInAFullBatchIsChargedAloneAndDiesAfterMaxAttempts() throws Exception {
-    chargedAlone(false);
-  }
-
-  @Test
-  void aMessageRefusedInAFullBatchIsChargedAloneAndHoldsItsGroupUnderInfinity() throws Exception {
-    chargedAlone(true);
-  }
-
   /**
    * One full batch of 40 groups of 5 in one partition, one message of two groups in its middle
    * refused by the destination for its content: every other message arrives at its first attempt,
    * in group order; the refused ones die after exactly 3 attempts and their groups go on, or, under
    * infinity, are retried and hold their groups until an operator discards them.
    */
-  private void chargedAlone(boolean retriesForever) throws Exception {
-    assumeFalse(poisons().isEmpty(), "this relay has no refusal to provoke");
+  void chargedAlone(boolean retriesForever) throws Exception {
+    assertThat(poisons()).as("the refusals this relay provokes").isNotEmpty();
     String outbox = poisonOutbox(retriesForever);
     String run = outbox + "-" + UUID.randomUUID() + "-";
     Map<String, List<Long>> published = new LinkedHashMap<>();

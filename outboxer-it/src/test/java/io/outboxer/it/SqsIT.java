@@ -125,6 +125,16 @@ class SqsIT extends RelayScenarios {
                   .startsWith("SQS refused the message sent to ")
                   .contains("MessageTooLong"));
 
+  @Test
+  void aMessageRefusedInAFullBatchIsChargedAloneAndDiesAfterMaxAttempts() throws Exception {
+    chargedAlone(false);
+  }
+
+  @Test
+  void aMessageRefusedInAFullBatchIsChargedAloneAndHoldsItsGroupUnderInfinity() throws Exception {
+    chargedAlone(true);
+  }
+
   @Override
   List<Poison> poisons() {
     return List.of(REFUSING_ITS_REQUEST, REFUSED_ALONE);
