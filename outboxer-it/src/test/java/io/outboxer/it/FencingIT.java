@@ -10,6 +10,7 @@ import io.outboxer.internal.store.AdminStore;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
+import io.outboxer.internal.store.RowState;
 import io.outboxer.internal.store.StoredMessage;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.Sql;
@@ -158,7 +159,7 @@ class FencingIT {
         head);
     insert(outbox, "g", 0, 0);
     insert(outbox, "g", 0, 0);
-    StoredMessage waiting = admin.find(outbox, head).orElseThrow();
+    StoredMessage waiting = new StoredMessage(head, outbox, 0, "g", RowState.WAITING, 1);
 
     if (!Sql.database().equals("postgresql")) {
       assertThat(messages.nextBatch(lease, Ordering.GROUP, 10).orElseThrow()).isEmpty();
