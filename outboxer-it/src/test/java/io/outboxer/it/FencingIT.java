@@ -16,7 +16,6 @@ import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.Sql;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
@@ -25,6 +24,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import javax.naming.InitialContext;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
@@ -55,8 +55,6 @@ class FencingIT {
   @Inject AdminStore admin;
 
   @Inject UserTransaction tx;
-
-  @Resource ManagedExecutorService executor;
 
   private static String newOutbox() {
     return "it-fence-" + UUID.randomUUID().toString().substring(0, 8);
@@ -170,6 +168,8 @@ class FencingIT {
     }
     tx.begin();
     assertThat(messages.nextBatch(lease, Ordering.GROUP, 10).orElseThrow()).isEmpty();
+    ManagedExecutorService executor =
+        InitialContext.doLookup("java:comp/DefaultManagedExecutorService");
     Future<?> discard = executor.submit(() -> inTransaction(() -> admin.discard(waiting, true)));
     await()
         .atMost(Duration.ofSeconds(30))
