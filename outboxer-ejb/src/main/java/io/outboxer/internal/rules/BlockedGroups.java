@@ -2,6 +2,7 @@ package io.outboxer.internal.rules;
 
 import io.outboxer.spi.Envelope;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -54,6 +55,26 @@ public final class BlockedGroups {
     public boolean orphaned() {
       return firstHeld != null && waiting == null && dueAgain == null;
     }
+  }
+
+  /** The groups of {@code heads} whose held rows have no failing head, in no particular order. */
+  public static List<String> orphaned(Map<String, Heads> heads) {
+    return heads.entrySet().stream()
+        .filter(h -> h.getValue().orphaned())
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+
+  /** Per blocked group of {@code heads}, the id it is blocked from. */
+  public static Map<String, Long> blockedFrom(Map<String, Heads> heads) {
+    Map<String, Long> blockedFrom = new HashMap<>();
+    heads.forEach(
+        (group, h) -> {
+          if (h.blockedFrom() != null) {
+            blockedFrom.put(group, h.blockedFrom());
+          }
+        });
+    return blockedFrom;
   }
 
   /**

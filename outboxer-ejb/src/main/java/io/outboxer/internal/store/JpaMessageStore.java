@@ -52,25 +52,14 @@ public class JpaMessageStore implements MessageStore {
         return Optional.of(read);
       }
       Map<String, BlockedGroups.Heads> heads = heads(lease, read);
-      List<String> orphaned =
-          heads.entrySet().stream()
-              .filter(h -> h.getValue().orphaned())
-              .map(Map.Entry::getKey)
-              .toList();
+      List<String> orphaned = BlockedGroups.orphaned(heads);
       if (!orphaned.isEmpty()) {
         // Held rows whose group has no failing head any more: released, and the batch read again
         // so that they go before the rows of their group that came after them.
         orphaned.forEach(group -> releaseGroup(lease, group));
         continue;
       }
-      Map<String, Long> blockedFrom = new HashMap<>();
-      heads.forEach(
-          (group, h) -> {
-            if (h.blockedFrom() != null) {
-              blockedFrom.put(group, h.blockedFrom());
-            }
-          });
-      BlockedGroups.Split split = BlockedGroups.split(read, blockedFrom);
+      BlockedGroups.Split split = BlockedGroups.split(read, BlockedGroups.blockedFrom(heads));
       if (!split.hold().isEmpty()) {
         sql.update(Sql.HOLD_ROWS, "ids", NativeQueries.jsonArray(split.hold()));
       }

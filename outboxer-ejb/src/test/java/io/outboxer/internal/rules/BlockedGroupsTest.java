@@ -57,4 +57,17 @@ class BlockedGroupsTest {
     assertThat(new BlockedGroups.Heads(null, 9L, 5L).orphaned()).isFalse();
     assertThat(new BlockedGroups.Heads(null, null, null).orphaned()).isFalse();
   }
+
+  @Test
+  void ofTheGroupsOfABatchOnlyTheBlockedOnesBlockAndOnlyTheOrphanedOnesAreReleased() {
+    Map<String, BlockedGroups.Heads> heads =
+        Map.of(
+            "waiting", new BlockedGroups.Heads(5L, 9L, null),
+            "due", new BlockedGroups.Heads(null, 12L, 7L),
+            "orphaned", new BlockedGroups.Heads(null, 20L, null));
+
+    assertThat(BlockedGroups.blockedFrom(heads))
+        .containsOnly(Map.entry("waiting", 5L), Map.entry("due", 12L));
+    assertThat(BlockedGroups.orphaned(heads)).containsExactly("orphaned");
+  }
 }
