@@ -71,6 +71,11 @@ class RestartIT {
             .until(() -> server.get("/health/ready"), r -> r.statusCode() == 503);
     JsonObject check = DemoClient.json(ready.body()).getJsonArray("checks").getJsonObject(0);
     assertThat(check.getString("status")).isEqualTo("DOWN");
+    String where = jdbcUrl.replaceAll("[?].*$", "");
+    assertThat(check.getJsonObject("data").getString("database"))
+        .as("readiness names the database in use, the one the environment selected")
+        .startsWith(database + " jdbc:" + database + ":")
+        .contains(where.substring(where.lastIndexOf('/') + 1));
     assertThat(check.getJsonObject("data").getString("outbox.default"))
         .isEqualTo(
             "OUTBOXER-1101 outbox 'default' holds 20 messages hashed over 4 partitions, but"

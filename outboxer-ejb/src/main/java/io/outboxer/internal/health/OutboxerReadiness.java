@@ -28,6 +28,8 @@ public class OutboxerReadiness implements HealthCheck {
     String problem = database.schemaProblem();
     if (problem != null) {
       response.down().withData("database", problem);
+    } else {
+      response.withData("database", database.description());
     }
     Map<String, String> refused = runtime.refusedOutboxes();
     refused.forEach((outbox, reason) -> response.down().withData("outbox." + outbox, reason));

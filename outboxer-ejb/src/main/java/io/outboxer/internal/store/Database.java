@@ -4,9 +4,11 @@ import io.outboxer.OutboxException;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Locale;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -27,19 +29,40 @@ public class Database {
   private DataSource dataSource;
 
   private volatile Dialect dialect;
+  private volatile String description;
 
   /** The database's dialect, detected once from the connection's metadata. */
   public Dialect dialect() {
     Dialect d = dialect;
     if (d == null) {
       try (Connection c = dataSource.getConnection()) {
-        d = Dialect.of(c.getMetaData().getDatabaseProductName());
+        DatabaseMetaData meta = c.getMetaData();
+        d = Dialect.of(meta.getDatabaseProductName());
+        description = describe(d, meta.getURL(), meta.getUserName());
       } catch (SQLException e) {
         throw new OutboxException("OUTBOXER-1005 cannot reach the database jdbc/outboxer", e);
       }
       dialect = d;
     }
     return d;
+  }
+
+  /**
+   * Which database jdbc/outboxer is, for logs and readiness: its kind, where it is and as whom,
+   * never a password.
+   */
+  public String description() {
+    dialect();
+    return description;
+  }
+
+  /** The kind, the URL without its parameters, and the user. */
+  static String describe(Dialect dialect, String url, String user) {
+    String where = url == null ? "" : url.replaceAll("[?;].*$", "");
+    return dialect.name().toLowerCase(Locale.ROOT)
+        + " "
+        + where
+        + (user == null || user.isEmpty() ? "" : " as " + user);
   }
 
   /** Runs the shipped schema of this database; every statement in it is idempotent. */

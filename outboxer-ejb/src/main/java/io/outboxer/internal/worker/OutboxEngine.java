@@ -127,7 +127,7 @@ public class OutboxEngine {
             + " started outboxes "
             + settings.outboxes().keySet()
             + " on "
-            + database.dialect());
+            + database.description());
     if (!settings.deliveryEnabled()) {
       LOG.info("OUTBOXER-0003 outboxer.delivery.enabled=false: this server publishes only");
       return;

@@ -58,4 +58,16 @@ class DialectTest {
             "OUTBOXER-1004 unsupported database 'MariaDB' behind jdbc/outboxer: Outboxer supports"
                 + " PostgreSQL and SQLite");
   }
+
+  @Test
+  void theDatabaseInUseIsDescribedByKindPlaceAndUserWithoutItsUrlParameters() {
+    assertThat(
+            Database.describe(
+                Dialect.POSTGRESQL, "jdbc:postgresql://db:5432/orders?password=x", "app"))
+        .isEqualTo("postgresql jdbc:postgresql://db:5432/orders as app");
+    assertThat(
+            Database.describe(
+                Dialect.SQLITE, "jdbc:sqlite:/srv/outboxer.db?busy_timeout=30000", null))
+        .isEqualTo("sqlite jdbc:sqlite:/srv/outboxer.db");
+  }
 }
