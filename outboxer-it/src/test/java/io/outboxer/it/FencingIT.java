@@ -173,6 +173,7 @@ class FencingIT {
     Future<?> discard = executor.submit(() -> inTransaction(() -> admin.discard(waiting, true)));
     await()
         .atMost(Duration.ofSeconds(30))
+        .pollInSameThread()
         .until(
             () ->
                 Sql.number(
