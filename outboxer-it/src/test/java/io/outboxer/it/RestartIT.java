@@ -57,8 +57,18 @@ class RestartIT {
       published.computeIfAbsent("order:" + order, g -> new ArrayList<>()).add(demo.pay(order));
     }
     assertThat(demo.received()).isEmpty();
+
+    // An order id too long for a group key: a 400 with Outboxer's refusal as JSON, and nothing
+    // written (the payment's transaction rolled back with it).
+    HttpResponse<String> refused = server.post("/demo/orders/" + "7".repeat(600) + "/paid", null);
+    assertThat(refused.statusCode()).isEqualTo(400);
+    assertThat(DemoClient.json(refused.body()).getString("error"))
+        .isEqualTo(
+            "OUTBOXER-2004 group key of io.outboxer.demo.OrderPaid is 606 characters long; the"
+                + " limit is 500");
     server.stop();
     assertThat(pendingRows()).isEqualTo(20);
+    assertThat(count("select count(*) from demo_payment where length(order_id) > 100")).isZero();
 
     // A changed partition count on this live backlog is refused: no delivery, readiness DOWN with
     // the reason, and publishing to the outbox refused, until the count is put back.
@@ -84,6 +94,15 @@ class RestartIT {
                 + " delivered or discarded)");
     assertThat(server.post("/demo/orders/r0/paid", null).statusCode()).isEqualTo(500);
     assertThat(demo.received()).isEmpty();
+
+    // An order id too long for a group key: a 400 with Outboxer's refusal as JSON, and nothing
+    // written (the payment's transaction rolled back with it).
+    HttpResponse<String> refused = server.post("/demo/orders/" + "7".repeat(600) + "/paid", null);
+    assertThat(refused.statusCode()).isEqualTo(400);
+    assertThat(DemoClient.json(refused.body()).getString("error"))
+        .isEqualTo(
+            "OUTBOXER-2004 group key of io.outboxer.demo.OrderPaid is 606 characters long; the"
+                + " limit is 500");
     server.stop();
     assertThat(pendingRows()).isEqualTo(20);
 
@@ -133,9 +152,13 @@ class RestartIT {
   }
 
   private long pendingRows() throws SQLException {
+    return count("select count(*) from outboxer_message");
+  }
+
+  private long count(String sql) throws SQLException {
     try (Connection c = DriverManager.getConnection(jdbcUrl);
         Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("select count(*) from outboxer_message")) {
+        ResultSet rs = s.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
     }
