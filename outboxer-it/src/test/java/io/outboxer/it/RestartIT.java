@@ -60,9 +60,9 @@ class RestartIT {
 
     // An order id too long for a group key: a 400 with Outboxer's refusal as JSON, and nothing
     // written (the payment's transaction rolled back with it).
-    HttpResponse<String> refused = server.post("/demo/orders/" + "7".repeat(600) + "/paid", null);
-    assertThat(refused.statusCode()).isEqualTo(400);
-    assertThat(DemoClient.json(refused.body()).getString("error"))
+    HttpResponse<String> tooLong = server.post("/demo/orders/" + "7".repeat(600) + "/paid", null);
+    assertThat(tooLong.statusCode()).isEqualTo(400);
+    assertThat(DemoClient.json(tooLong.body()).getString("error"))
         .isEqualTo(
             "OUTBOXER-2004 group key of io.outboxer.demo.OrderPaid is 606 characters long; the"
                 + " limit is 500");
@@ -97,9 +97,9 @@ class RestartIT {
 
     // An order id too long for a group key: a 400 with Outboxer's refusal as JSON, and nothing
     // written (the payment's transaction rolled back with it).
-    HttpResponse<String> refused = server.post("/demo/orders/" + "7".repeat(600) + "/paid", null);
-    assertThat(refused.statusCode()).isEqualTo(400);
-    assertThat(DemoClient.json(refused.body()).getString("error"))
+    HttpResponse<String> tooLong = server.post("/demo/orders/" + "7".repeat(600) + "/paid", null);
+    assertThat(tooLong.statusCode()).isEqualTo(400);
+    assertThat(DemoClient.json(tooLong.body()).getString("error"))
         .isEqualTo(
             "OUTBOXER-2004 group key of io.outboxer.demo.OrderPaid is 606 characters long; the"
                 + " limit is 500");
