@@ -94,15 +94,6 @@ class RestartIT {
                 + " delivered or discarded)");
     assertThat(server.post("/demo/orders/r0/paid", null).statusCode()).isEqualTo(500);
     assertThat(demo.received()).isEmpty();
-
-    // An order id too long for a group key: a 400 with Outboxer's refusal as JSON, and nothing
-    // written (the payment's transaction rolled back with it).
-    HttpResponse<String> tooLong = server.post("/demo/orders/" + "7".repeat(600) + "/paid", null);
-    assertThat(tooLong.statusCode()).isEqualTo(400);
-    assertThat(DemoClient.json(tooLong.body()).getString("error"))
-        .isEqualTo(
-            "OUTBOXER-2004 group key of io.outboxer.demo.OrderPaid is 606 characters long; the"
-                + " limit is 500");
     server.stop();
     assertThat(pendingRows()).isEqualTo(20);
 
