@@ -42,6 +42,7 @@ class RestartIT {
   @AfterEach
   void stopServer() throws Exception {
     server.stop();
+    server.forgetLibertyRunVariables();
   }
 
   @ParameterizedTest
@@ -112,6 +113,31 @@ class RestartIT {
    * A relay configuration Outboxer cannot use fails the deployment, with a message that names the
    * key: an unknown relay, then a relay without its required setting.
    */
+  /**
+   * The README's PostgreSQL command, {@code liberty:run -Dliberty.var.outboxer.database=postgresql
+   * …}: liberty-maven-plugin writes those variables to a file in configDropins/overrides, which
+   * Liberty reads after server.xml's includes; the database they name is the one in use.
+   */
+  @Test
+  void theDatabaseLibertyRunsVariablesNameIsTheOneInUse() throws Exception {
+    jdbcUrl = server.freshDatabase("postgresql");
+    server.chooseDatabaseAsLibertyRunDoes();
+    server.start(Map.of());
+    server.awaitReady();
+
+    JsonObject check =
+        DemoClient.json(server.get("/health/ready").body()).getJsonArray("checks").getJsonObject(0);
+    String db = jdbcUrl.replaceAll("[?].*$", "");
+    assertThat(check.getJsonObject("data").getString("database"))
+        .startsWith("postgresql jdbc:postgresql://")
+        .contains(db.substring(db.lastIndexOf('/') + 1));
+    long id = demo.pay("readme");
+    await().atMost(Duration.ofSeconds(60)).until(() -> demo.received().size() == 1);
+    assertThat(count("select count(*) from demo_payment where order_id = 'readme'")).isEqualTo(1);
+    assertThat(count("select partitions from outboxer_outbox where name = 'default'")).isEqualTo(4);
+    assertThat(demo.received().getJsonObject(0).getJsonNumber("id").longValue()).isEqualTo(id);
+  }
+
   @Test
   void aBrokenRelayConfigurationFailsTheDeploymentNamingTheKey() throws Exception {
     jdbcUrl = server.freshDatabase("sqlite");

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -60,6 +61,38 @@ public final class LibertyServer {
     TestServices.recreatePostgres(db);
     database.put("DB_NAME", db);
     return System.getProperty("outboxer.it.pg.url") + db + "?user=postgres";
+  }
+
+  /**
+   * Names the database chosen by {@link #freshDatabase} the way {@code mvn liberty:run
+   * -Dliberty.var.<name>=…} does, in the variables file liberty-maven-plugin writes to {@code
+   * configDropins/overrides}, instead of by environment variables.
+   */
+  public void chooseDatabaseAsLibertyRunDoes() throws Exception {
+    StringBuilder variables = new StringBuilder("<server>\n");
+    database.forEach(
+        (env, value) ->
+            variables
+                .append("  <variable name=\"")
+                .append(
+                    env.toLowerCase(Locale.ROOT)
+                        .replace("outboxer_", "outboxer.")
+                        .replace("db_", "db."))
+                .append("\" value=\"")
+                .append(value)
+                .append("\"/>\n"));
+    Files.createDirectories(pluginVariables().getParent());
+    Files.writeString(pluginVariables(), variables.append("</server>\n").toString());
+    database.clear();
+  }
+
+  /** Removes what {@link #chooseDatabaseAsLibertyRunDoes} wrote. */
+  public void forgetLibertyRunVariables() throws Exception {
+    Files.deleteIfExists(pluginVariables());
+  }
+
+  private Path pluginVariables() {
+    return dir().resolve("configDropins/overrides/liberty-plugin-variable-config.xml");
   }
 
   /** Points the server at the database {@code other} uses: two servers, one outbox table. */
