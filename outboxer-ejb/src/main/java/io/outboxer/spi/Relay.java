@@ -1,5 +1,6 @@
 package io.outboxer.spi;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -37,6 +38,17 @@ public interface Relay extends AutoCloseable {
 
   /** Delivers {@code batch} in order and reports, per message, what happened to it. */
   DeliveryReport deliver(List<Envelope> batch);
+
+  /**
+   * Delivers {@code batch} as {@link #deliver(List)} does, returning within {@code timeLeft}: the
+   * engine starts each batch's deadline (the call budget, a third of {@code outboxer.lease.ttl})
+   * before it reads the batch, and passes what is left of it. Bound every wait by it and send
+   * nothing new once it is spent, leaving the rest unreported. By default this calls {@link
+   * #deliver(List)}, for a relay that keeps to the budget it was created with.
+   */
+  default DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
+    return deliver(batch);
+  }
 
   /** Releases the relay's connections. Called when the outbox stops. */
   @Override

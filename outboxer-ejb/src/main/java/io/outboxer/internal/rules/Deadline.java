@@ -32,4 +32,15 @@ public final class Deadline {
   public boolean passed() {
     return clock.getAsLong() - atNanos >= 0;
   }
+
+  /** The time left, zero once the deadline passed. */
+  public Duration remaining() {
+    long left = atNanos - clock.getAsLong();
+    return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
+  }
+
+  /** The earlier of this deadline and {@code duration} from now. */
+  public Deadline within(Duration duration) {
+    return remaining().compareTo(duration) <= 0 ? this : in(duration, clock);
+  }
 }

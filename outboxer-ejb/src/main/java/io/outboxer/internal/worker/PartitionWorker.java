@@ -102,6 +102,8 @@ public final class PartitionWorker implements Runnable {
 
   private void drain() {
     while (!stopped && holdsLease() && !outage.pausing()) {
+      // One deadline per batch, started before the read: the relay gets what the read left of it.
+      Deadline deadline = Deadline.in(terms.callBudget(), clock);
       Optional<List<Envelope>> read =
           messages.nextBatch(lease, outbox.ordering(), outbox.batchSize());
       if (read.isEmpty()) {
@@ -109,12 +111,12 @@ public final class PartitionWorker implements Runnable {
         return;
       }
       List<Envelope> batch = read.get();
-      if (batch.isEmpty()) {
-        return;
+      if (batch.isEmpty() || deadline.passed()) {
+        return; // nothing due, or the read used the call's time up: the next run reads again
       }
       DeliveryReport report;
       try {
-        report = relay.deliver(batch);
+        report = relay.deliver(batch, deadline.remaining());
       } catch (RuntimeException e) {
         outage.failed(e); // nothing of the batch is known: it stays pending, no attempt charged
         return;

@@ -28,6 +28,19 @@ class DeadlineTest {
   }
 
   @Test
+  void whatIsLeftIsNeverNegativeAndADeadlineWithinADurationIsTheEarlierOfTheTwo() {
+    Deadline deadline = Deadline.in(Duration.ofSeconds(10), nanos::get);
+    nanos.addAndGet(Duration.ofSeconds(4).toNanos());
+
+    assertThat(deadline.remaining()).isEqualTo(Duration.ofSeconds(6));
+    assertThat(deadline.within(Duration.ofSeconds(2)).remaining()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(deadline.within(Duration.ofSeconds(8))).isSameAs(deadline);
+
+    nanos.addAndGet(Duration.ofSeconds(7).toNanos());
+    assertThat(deadline.remaining()).isEqualTo(Duration.ZERO);
+  }
+
+  @Test
   void aDeadlineWorksAcrossTheClocksOverflow() {
     nanos.set(Long.MAX_VALUE - 10);
     Deadline deadline = Deadline.in(Duration.ofNanos(100), nanos::get);

@@ -47,6 +47,10 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   final AtomicInteger renewals = new AtomicInteger();
   final AtomicInteger completions = new AtomicInteger();
   private final Map<Integer, LeaseRow> leases = new HashMap<>();
+
+  /** Runs at every batch read: a test moves its clock here to make reads slow. */
+  Runnable onRead = () -> {};
+
   private long databaseMillis;
 
   synchronized void add(long id, String group) {
@@ -75,6 +79,7 @@ final class InMemoryStore implements MessageStore, LeaseStore {
     if (!valid(lease)) {
       return Optional.empty();
     }
+    onRead.run();
     String outbox = lease.outbox();
     int partition = lease.partition();
     List<Envelope> batch = new ArrayList<>();

@@ -205,4 +205,35 @@ class PartitionWorkerTest {
     assertThat(delivered).containsExactly(List.of(1L, 2L, 3L));
     assertThat(store.rows).isEmpty();
   }
+
+  @Test
+  void theRelayGetsWhatTheBatchReadLeftOfTheCallBudgetAndNoCallOnceItIsSpent() {
+    store.add(1, "g");
+    List<Duration> given = new ArrayList<>();
+    Relay timed =
+        new Relay() {
+          @Override
+          public DeliveryReport deliver(List<Envelope> batch) {
+            throw new AssertionError("the engine passes the time left");
+          }
+
+          @Override
+          public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
+            given.add(timeLeft);
+            return confirmAll.deliver(batch);
+          }
+        };
+    PartitionWorker worker = worker(0, timed, new NodeShare(1));
+    nanos.addAndGet(1); // not at zero: the lease's first renewal is timed from here
+    store.onRead = () -> nanos.addAndGet(Duration.ofSeconds(4).toNanos());
+
+    worker.run();
+    assertThat(given).as("10s budget, 4s of it read").containsExactly(Duration.ofSeconds(6));
+
+    store.add(2, "g");
+    store.onRead = () -> nanos.addAndGet(Duration.ofSeconds(10).toNanos());
+    worker.run();
+    assertThat(given).as("no call once the read used the budget up").hasSize(1);
+    assertThat(store.rows).containsOnlyKeys(2L);
+  }
 }

@@ -102,7 +102,12 @@ public record JmsRelay(
 
   @Override
   public DeliveryReport deliver(List<Envelope> batch) {
-    Deadline deadline = Deadline.in(callBudget);
+    return deliver(batch, callBudget);
+  }
+
+  @Override
+  public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
+    Deadline deadline = Deadline.in(timeLeft).within(callBudget);
     DeliveryReport.Builder report = DeliveryReport.builder();
     Set<String> stopped = new HashSet<>();
     try (JMSContext context = connectionFactory.createContext()) {

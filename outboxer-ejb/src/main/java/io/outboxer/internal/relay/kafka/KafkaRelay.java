@@ -133,7 +133,12 @@ public final class KafkaRelay implements Relay {
 
   @Override
   public DeliveryReport deliver(List<Envelope> batch) {
-    Deadline deadline = Deadline.in(callBudget);
+    return deliver(batch, callBudget);
+  }
+
+  @Override
+  public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
+    Deadline deadline = Deadline.in(timeLeft).within(callBudget);
     int partition = batch.get(0).partition();
     Producer<String, String> producer = producer(partition);
     try {

@@ -120,7 +120,12 @@ public record SqsFifoRelay(SqsClient sqs, SqsQueue queue, Duration callBudget) i
 
   @Override
   public DeliveryReport deliver(List<Envelope> batch) {
-    Deadline deadline = Deadline.in(callBudget);
+    return deliver(batch, callBudget);
+  }
+
+  @Override
+  public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
+    Deadline deadline = Deadline.in(timeLeft).within(callBudget);
     DeliveryReport.Builder report = DeliveryReport.builder();
     Set<String> stopped = new HashSet<>();
     for (List<Envelope> round : SqsRequests.rounds(batch)) {
