@@ -37,7 +37,7 @@ public class Payments {
         Statement s = c.createStatement()) {
       s.execute(
           "create table if not exists demo_payment"
-              + " (order_id varchar(500) not null, paid_at varchar(40) not null)");
+              + " (order_id text not null, paid_at varchar(40) not null)");
     } catch (SQLException e) {
       throw new IllegalStateException("cannot create the demo's table demo_payment", e);
     }
