@@ -8,6 +8,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -32,7 +33,11 @@ import org.eclipse.microprofile.config.Config;
  *     default 30s; a killed server's partitions move to another within about this time
  * @param nodeId {@code outboxer.node-id}: this server's name in lease rows, default the Liberty
  *     server name and host, made unique per start
- * @param outboxes the configured outboxes by name
+ * @param outboxes the configured outboxes by name: those named under {@code
+ *     outboxer.outbox.<name>.*}, and those {@code outboxer.outboxes} lists (comma-separated), whose
+ *     keys can then come from environment variables alone ({@code OUTBOXER_OUTBOX_ORDERS_RELAY})
+ * @param warnings what the configuration has that Outboxer does not read (a misspelled key, the
+ *     settings of a relay the outbox does not use), each naming the key
  */
 public record EngineConfig(
     Duration pollInterval,
@@ -40,7 +45,8 @@ public record EngineConfig(
     boolean deliveryEnabled,
     Duration leaseTtl,
     String nodeId,
-    Map<String, OutboxConfig> outboxes) {
+    Map<String, OutboxConfig> outboxes,
+    List<String> warnings) {
 
   static final String OUTBOX_PREFIX = "outboxer.outbox.";
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,100}");
@@ -60,7 +66,8 @@ public record EngineConfig(
         reader.string("outboxer.node-id").orElseGet(EngineConfig::defaultNodeId)
             + "/"
             + UUID.randomUUID().toString().substring(0, 8),
-        Collections.unmodifiableMap(outboxes));
+        Collections.unmodifiableMap(outboxes),
+        ConfigKeys.unread(config.getPropertyNames(), outboxes));
   }
 
   private static String defaultNodeId() {
@@ -75,23 +82,33 @@ public record EngineConfig(
 
   private static TreeSet<String> outboxNames(Config config) {
     TreeSet<String> names = new TreeSet<>();
+    for (String name :
+        config.getOptionalValue("outboxer.outboxes", String.class).orElse("").split(",")) {
+      if (!name.isBlank()) {
+        names.add(validName(name.trim(), "outboxer.outboxes"));
+      }
+    }
     for (String key : config.getPropertyNames()) {
       if (key.startsWith(OUTBOX_PREFIX)) {
         String rest = key.substring(OUTBOX_PREFIX.length());
         int dot = rest.indexOf('.');
         String name = dot < 0 ? rest : rest.substring(0, dot);
-        if (!NAME.matcher(name).matches()) {
-          throw new OutboxException(
-              "OUTBOXER-1003 invalid outbox name '"
-                  + name
-                  + "' in configuration key "
-                  + key
-                  + ": use 1 to 100 letters, digits, '-' or '_'");
-        }
-        names.add(name);
+        names.add(validName(name, key));
       }
     }
     return names;
+  }
+
+  private static String validName(String name, String key) {
+    if (!NAME.matcher(name).matches()) {
+      throw new OutboxException(
+          "OUTBOXER-1003 invalid outbox name '"
+              + name
+              + "' in configuration key "
+              + key
+              + ": use 1 to 100 letters, digits, '-' or '_'");
+    }
+    return name;
   }
 
   private static OutboxConfig readOutbox(ConfigReader reader, Config config, String name) {
@@ -151,10 +168,17 @@ public record EngineConfig(
             .toLowerCase(Locale.ROOT);
     Map<String, String> relaySettings = new TreeMap<>();
     String relayPrefix = p + "relay." + relay + ".";
+    String environmentPrefix = ConfigKeys.environmentName(relayPrefix);
     for (String key : config.getPropertyNames()) {
       if (key.startsWith(relayPrefix)) {
         Optional<String> value = reader.string(key);
         value.ifPresent(v -> relaySettings.put(key.substring(relayPrefix.length()), v));
+      }
+    }
+    for (String key : config.getPropertyNames()) {
+      String setting = ConfigKeys.relaySettingOfEnvironmentName(key, environmentPrefix);
+      if (setting != null) {
+        reader.string(key).ifPresent(v -> relaySettings.putIfAbsent(setting, v));
       }
     }
     return new OutboxConfig(

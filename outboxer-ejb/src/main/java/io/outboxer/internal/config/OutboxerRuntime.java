@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Logger;
 import org.eclipse.microprofile.config.Config;
 
 /**
@@ -20,6 +21,8 @@ import org.eclipse.microprofile.config.Config;
 @ApplicationScoped
 public class OutboxerRuntime {
 
+  private static final Logger LOG = Logger.getLogger(OutboxerRuntime.class.getName());
+
   @Inject private Config config;
   @Inject private Event<WakeUp> wakeUps;
 
@@ -30,6 +33,7 @@ public class OutboxerRuntime {
   @PostConstruct
   void read() {
     settings = EngineConfig.read(config);
+    settings.warnings().forEach(LOG::warning);
   }
 
   /** The configuration in force. */

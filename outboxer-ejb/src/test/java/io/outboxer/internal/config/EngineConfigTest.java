@@ -138,4 +138,81 @@ class EngineConfigTest {
             "OUTBOXER-2005 unknown outbox 'audit': configure it with outboxer.outbox.audit.relay"
                 + " (configured outboxes: [orders])");
   }
+
+  @Test
+  void aMisspelledKeyIsWarnedOfWithTheKeyItWasMeantToBe() {
+    EngineConfig settings =
+        read(
+            "outboxer.outbox.orders.relay", "jms",
+            "outboxer.outbox.orders.max-attempt", "3",
+            "outboxer.outbox.orders.relay.jms.queue", "jms/q",
+            "outboxer.poll-intervall", "5s",
+            "outboxer.lease.ttl", "20s",
+            "outboxer.something-else-entirely", "x",
+            "unrelated.key", "y");
+
+    assertThat(settings.warnings())
+        .containsExactlyInAnyOrder(
+            "OUTBOXER-1009 unknown configuration key outboxer.outbox.orders.max-attempt: did you"
+                + " mean outboxer.outbox.orders.max-attempts?",
+            "OUTBOXER-1009 unknown configuration key outboxer.poll-intervall: did you mean"
+                + " outboxer.poll-interval?",
+            "OUTBOXER-1009 unknown configuration key outboxer.something-else-entirely");
+    assertThat(settings.outbox("orders").retryPolicy().retriesForever())
+        .as("the misspelled key is not read")
+        .isTrue();
+  }
+
+  @Test
+  void theSettingsOfARelayTheOutboxDoesNotUseAreWarnedOf() {
+    EngineConfig settings =
+        read(
+            "outboxer.outbox.orders.relay", "kafka",
+            "outboxer.outbox.orders.relay.kafka.topic", "orders",
+            "outboxer.outbox.orders.relay.kafka.bootstrap.servers", "k:9092",
+            "outboxer.outbox.orders.relay.jms.queue", "jms/q");
+
+    assertThat(settings.warnings())
+        .containsExactly(
+            "OUTBOXER-1010 configuration key outboxer.outbox.orders.relay.jms.queue is not read:"
+                + " outbox 'orders' uses outboxer.outbox.orders.relay=kafka, whose settings are"
+                + " outboxer.outbox.orders.relay.kafka.*");
+  }
+
+  @Test
+  void outboxesListedInOneKeyAreConfiguredByEnvironmentVariablesAlone() {
+    EngineConfig settings =
+        read(
+            "OUTBOXER_OUTBOXES", "orders, audit-log",
+            "OUTBOXER_OUTBOX_ORDERS_RELAY", "kafka",
+            "OUTBOXER_OUTBOX_ORDERS_PARTITIONS", "4",
+            "OUTBOXER_OUTBOX_ORDERS_RELAY_KAFKA_TOPIC", "orders",
+            "OUTBOXER_OUTBOX_ORDERS_RELAY_KAFKA_BOOTSTRAP_SERVERS", "k:9092",
+            "OUTBOXER_OUTBOX_ORDERS_RELAY_KAFKA_TRANSACTIONAL_ID_PREFIX", "shop-",
+            "OUTBOXER_OUTBOX_AUDIT_LOG_RELAY", "sqs",
+            "OUTBOXER_OUTBOX_AUDIT_LOG_ORDERING", "total",
+            "OUTBOXER_OUTBOX_AUDIT_LOG_RELAY_SQS_QUEUE_URL", "https://sqs/1/audit.fifo");
+
+    assertThat(settings.outboxes()).containsOnlyKeys("orders", "audit-log");
+    OutboxConfig orders = settings.outbox("orders");
+    assertThat(orders.partitions()).isEqualTo(4);
+    assertThat(orders.relaySettings())
+        .containsOnly(
+            Map.entry("topic", "orders"),
+            Map.entry("bootstrap.servers", "k:9092"),
+            Map.entry("transactional-id-prefix", "shop-"));
+    assertThat(settings.outbox("audit-log").ordering()).isEqualTo(Ordering.TOTAL);
+    assertThat(settings.outbox("audit-log").relaySettings())
+        .containsOnly(Map.entry("queue-url", "https://sqs/1/audit.fifo"));
+    assertThat(settings.warnings()).isEmpty();
+  }
+
+  @Test
+  void anInvalidNameInTheListOfOutboxesIsRefusedNamingTheKey() {
+    assertThatThrownBy(() -> read("outboxer.outboxes", "orders,bad name"))
+        .isInstanceOf(OutboxException.class)
+        .hasMessage(
+            "OUTBOXER-1003 invalid outbox name 'bad name' in configuration key outboxer.outboxes:"
+                + " use 1 to 100 letters, digits, '-' or '_'");
+  }
 }

@@ -8,7 +8,10 @@ import org.eclipse.microprofile.config.ConfigValue;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 import org.eclipse.microprofile.config.spi.Converter;
 
-/** A MicroProfile Config over a map of strings, for testing how settings are read. */
+/**
+ * A MicroProfile Config over a map of strings, for testing how settings are read. Like the
+ * environment source of MicroProfile Config, it also finds {@code a.b-c} under {@code A_B_C}.
+ */
 final class MapConfig implements Config {
 
   private final Map<String, String> values;
@@ -29,7 +32,11 @@ final class MapConfig implements Config {
 
   @Override
   public <T> Optional<T> getOptionalValue(String name, Class<T> type) {
-    return Optional.ofNullable(values.get(name)).map(type::cast);
+    String value = values.get(name);
+    if (value == null) {
+      value = values.get(name.replaceAll("[^A-Za-z0-9]", "_").toUpperCase(java.util.Locale.ROOT));
+    }
+    return Optional.ofNullable(value).map(type::cast);
   }
 
   @Override

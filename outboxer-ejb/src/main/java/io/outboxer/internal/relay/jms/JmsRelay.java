@@ -1,17 +1,17 @@
 package io.outboxer.internal.relay.jms;
 
-import static io.outboxer.internal.relay.MessageAttributes.ATTEMPT;
-import static io.outboxer.internal.relay.MessageAttributes.GROUP;
-import static io.outboxer.internal.relay.MessageAttributes.ID;
-import static io.outboxer.internal.relay.MessageAttributes.OUTBOX;
-import static io.outboxer.internal.relay.MessageAttributes.TYPE;
+import static io.outboxer.internal.relay.support.MessageAttributes.ATTEMPT;
+import static io.outboxer.internal.relay.support.MessageAttributes.GROUP;
+import static io.outboxer.internal.relay.support.MessageAttributes.ID;
+import static io.outboxer.internal.relay.support.MessageAttributes.OUTBOX;
+import static io.outboxer.internal.relay.support.MessageAttributes.TYPE;
 
 import io.outboxer.OutboxException;
 import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.relay.support.BudgetedRelay;
 import io.outboxer.internal.rules.Deadline;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
-import io.outboxer.spi.Relay;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.Destination;
@@ -47,7 +47,7 @@ import javax.naming.NamingException;
  */
 public record JmsRelay(
     ConnectionFactory connectionFactory, Destination destination, Duration callBudget)
-    implements Relay {
+    implements BudgetedRelay {
 
   public static final String DEFAULT_CONNECTION_FACTORY = "jms/outboxer/ConnectionFactory";
 
@@ -101,13 +101,8 @@ public record JmsRelay(
   }
 
   @Override
-  public DeliveryReport deliver(List<Envelope> batch) {
-    return deliver(batch, callBudget);
-  }
-
-  @Override
   public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
-    Deadline deadline = Deadline.in(timeLeft).within(callBudget);
+    Deadline deadline = deadline(timeLeft);
     DeliveryReport.Builder report = DeliveryReport.builder();
     Set<String> stopped = new HashSet<>();
     try (JMSContext context = connectionFactory.createContext()) {

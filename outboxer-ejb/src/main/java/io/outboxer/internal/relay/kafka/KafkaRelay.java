@@ -1,10 +1,10 @@
 package io.outboxer.internal.relay.kafka;
 
 import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.relay.support.BudgetedRelay;
 import io.outboxer.internal.rules.Deadline;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
-import io.outboxer.spi.Relay;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
@@ -55,7 +55,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * does not answer fails within the budget; no new transaction starts once the budget is used up:
  * the rest of the batch stays pending.
  */
-public final class KafkaRelay implements Relay {
+public final class KafkaRelay implements BudgetedRelay {
 
   public static final String ID = "outboxer-id";
   public static final String OUTBOX = "outboxer-outbox";
@@ -126,19 +126,19 @@ public final class KafkaRelay implements Relay {
         callBudget);
   }
 
+  @Override
+  public Duration callBudget() {
+    return callBudget;
+  }
+
   /** The producer properties in force (for tests). */
   Properties producerProperties() {
     return producerProperties;
   }
 
   @Override
-  public DeliveryReport deliver(List<Envelope> batch) {
-    return deliver(batch, callBudget);
-  }
-
-  @Override
   public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
-    Deadline deadline = Deadline.in(timeLeft).within(callBudget);
+    Deadline deadline = deadline(timeLeft);
     int partition = batch.get(0).partition();
     Producer<String, String> producer = producer(partition);
     try {

@@ -1,16 +1,16 @@
 package io.outboxer.internal.relay.sqs;
 
-import static io.outboxer.internal.relay.MessageAttributes.ATTEMPT;
-import static io.outboxer.internal.relay.MessageAttributes.GROUP;
-import static io.outboxer.internal.relay.MessageAttributes.ID;
-import static io.outboxer.internal.relay.MessageAttributes.OUTBOX;
-import static io.outboxer.internal.relay.MessageAttributes.TYPE;
+import static io.outboxer.internal.relay.support.MessageAttributes.ATTEMPT;
+import static io.outboxer.internal.relay.support.MessageAttributes.GROUP;
+import static io.outboxer.internal.relay.support.MessageAttributes.ID;
+import static io.outboxer.internal.relay.support.MessageAttributes.OUTBOX;
+import static io.outboxer.internal.relay.support.MessageAttributes.TYPE;
 
 import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.relay.support.BudgetedRelay;
 import io.outboxer.internal.rules.Deadline;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
-import io.outboxer.spi.Relay;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -39,8 +39,8 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  * Sends messages to an Amazon SQS FIFO queue with {@code SendMessageBatch}: {@code MessageGroupId}
  * = the group key, {@code MessageDeduplicationId} = {@code <outbox>:<id>}, so that a message sent
  * again after an unknown outcome is dropped by SQS within its five-minute deduplication window. The
- * {@linkplain io.outboxer.internal.relay.MessageAttributes message attributes} carry the id,
- * outbox, type, attempt and, for grouped messages, the group.
+ * {@linkplain io.outboxer.internal.relay.support.MessageAttributes message attributes} carry the
+ * id, outbox, type, attempt and, for grouped messages, the group.
  *
  * <p>The group id of a message is its group key where SQS can take it ({@link SqsQueue}); with
  * total ordering every message goes to one SQS group named after the outbox.
@@ -65,7 +65,8 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  * @param queue the queue and the ids of the outbox's messages there
  * @param callBudget how long one call may take
  */
-public record SqsFifoRelay(SqsClient sqs, SqsQueue queue, Duration callBudget) implements Relay {
+public record SqsFifoRelay(SqsClient sqs, SqsQueue queue, Duration callBudget)
+    implements BudgetedRelay {
 
   /** Reads the relay's settings and builds the SQS client; no request is sent yet. */
   public static SqsFifoRelay create(OutboxConfig outbox, Duration callBudget) {
@@ -119,13 +120,8 @@ public record SqsFifoRelay(SqsClient sqs, SqsQueue queue, Duration callBudget) i
   }
 
   @Override
-  public DeliveryReport deliver(List<Envelope> batch) {
-    return deliver(batch, callBudget);
-  }
-
-  @Override
   public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
-    Deadline deadline = Deadline.in(timeLeft).within(callBudget);
+    Deadline deadline = deadline(timeLeft);
     DeliveryReport.Builder report = DeliveryReport.builder();
     Set<String> stopped = new HashSet<>();
     for (List<Envelope> round : SqsRequests.rounds(batch)) {

@@ -1,6 +1,6 @@
 package io.outboxer.internal.relay.sqs;
 
-import io.outboxer.internal.relay.MessageAttributes;
+import io.outboxer.internal.relay.support.MessageAttributes;
 import io.outboxer.spi.Envelope;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

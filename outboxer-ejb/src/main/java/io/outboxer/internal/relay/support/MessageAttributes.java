@@ -1,4 +1,4 @@
-package io.outboxer.internal.relay;
+package io.outboxer.internal.relay.support;
 
 /**
  * The names under which the JMS relay (message properties) and the SQS relay (message attributes)
