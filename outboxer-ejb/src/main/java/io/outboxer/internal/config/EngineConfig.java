@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -170,14 +169,13 @@ public record EngineConfig(
     String relayPrefix = p + "relay." + relay + ".";
     String environmentPrefix = ConfigKeys.environmentName(relayPrefix);
     for (String key : config.getPropertyNames()) {
-      if (key.startsWith(relayPrefix)) {
-        Optional<String> value = reader.string(key);
-        value.ifPresent(v -> relaySettings.put(key.substring(relayPrefix.length()), v));
-      }
-    }
-    for (String key : config.getPropertyNames()) {
+      // The dotted spelling wins over an environment variable's, whichever comes first.
       String setting = ConfigKeys.relaySettingOfEnvironmentName(key, environmentPrefix);
-      if (setting != null) {
+      if (key.startsWith(relayPrefix)) {
+        reader
+            .string(key)
+            .ifPresent(v -> relaySettings.put(key.substring(relayPrefix.length()), v));
+      } else if (setting != null) {
         reader.string(key).ifPresent(v -> relaySettings.putIfAbsent(setting, v));
       }
     }

@@ -70,12 +70,16 @@ public class OutboxerRuntime {
    * uncharged. An outage of a destination is shown, but does not make the server unready.
    */
   public void relayUnavailable(String outbox, int partition, String why) {
-    unavailableRelays.put(outbox + ".partition." + partition, why);
+    unavailableRelays.put(where(outbox, partition), why);
   }
 
   /** Records that the relay of a partition answers again. */
   public void relayAvailable(String outbox, int partition) {
-    unavailableRelays.remove(outbox + ".partition." + partition);
+    unavailableRelays.remove(where(outbox, partition));
+  }
+
+  private static String where(String outbox, int partition) {
+    return outbox + ".partition." + partition;
   }
 
   /** The partitions whose relay is unavailable now, as {@code <outbox>.partition.<n>}, with why. */
