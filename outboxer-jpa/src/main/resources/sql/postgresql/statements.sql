@@ -146,3 +146,32 @@ update outboxer_message
 
 -- name: DELETE_MESSAGE
 delete from outboxer_message where id = :id
+
+-- name: REVIVE_DEAD_GROUP
+update outboxer_message
+   set state = 0, attempts = 0, next_attempt_at = (extract(epoch from now()) * 1000)::bigint
+ where outbox = :outbox and state = 2 and group_key = :group
+
+-- name: LIST_LEASES
+select partition_no, owner, epoch, expires_at from outboxer_lease
+ where outbox = :outbox order by partition_no
+
+-- name: PAGE_MESSAGES
+select id, partition_no, group_key, message_type, state, attempts, created_at, last_attempt_at,
+       next_attempt_at, last_error
+  from outboxer_message
+ where outbox = :outbox and state = :state and id > :after
+ order by id limit :limit
+
+-- name: GROUP_PARTITIONS
+select distinct partition_no from outboxer_message where outbox = :outbox and group_key = :group
+
+-- name: GROUP_FAILING
+select id from outboxer_message
+ where outbox = :outbox and partition_no = :partition and group_key = :group
+   and (state = 3 or (state = 0 and attempts > 0))
+ limit 1
+
+-- name: RETRY_GROUP_NOW
+update outboxer_message set state = 0, next_attempt_at = (extract(epoch from now()) * 1000)::bigint
+ where outbox = :outbox and partition_no = :partition and group_key = :group and state = 3

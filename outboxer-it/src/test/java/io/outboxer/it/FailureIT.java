@@ -149,7 +149,8 @@ class FailureIT {
     OutboxCounts counts = admin.counts("it-dead");
     assertThat(counts.dead()).isEqualTo(1);
     assertThat(counts.pending()).isZero();
-    assertThat(counts.partitions()).containsExactly(new OutboxCounts.PartitionCounts(0, 0, 0, 1));
+    assertThat(counts.partitions())
+        .containsExactly(new OutboxCounts.PartitionCounts(0, 0, 0, 0, 1));
     assertThat(Sql.query("select last_error from outboxer_message where id = ?", head).get(0)[0])
         .isEqualTo("scripted failure of message " + head);
 

@@ -1,8 +1,11 @@
 package io.outboxer.internal.admin;
 
+import io.outboxer.MessageDetails;
+import io.outboxer.MessageState;
 import io.outboxer.OutboxAdmin;
 import io.outboxer.OutboxCounts;
 import io.outboxer.OutboxException;
+import io.outboxer.PartitionLease;
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.OutboxerRuntime;
 import io.outboxer.internal.rules.Ordering;
@@ -25,35 +28,72 @@ public class OutboxAdminBean implements OutboxAdmin {
   @Inject private AdminStore store;
 
   @Override
+  public List<String> outboxes() {
+    return List.copyOf(runtime.settings().outboxes().keySet());
+  }
+
+  @Override
   public OutboxCounts counts(String outbox) {
     OutboxConfig settings = runtime.outbox(outbox);
     Map<Integer, Map<RowState, Long>> byPartition = store.countByPartition(outbox);
     List<OutboxCounts.PartitionCounts> partitions = new ArrayList<>();
-    long pending = 0;
-    long retrying = 0;
-    long dead = 0;
     int count =
         Math.max(
             settings.partitions(),
             byPartition.keySet().stream().mapToInt(p -> p + 1).max().orElse(0));
     for (int p = 0; p < count; p++) {
       Map<RowState, Long> c = byPartition.getOrDefault(p, Map.of());
-      long partitionDead = c.getOrDefault(RowState.DEAD, 0L);
-      long partitionRetrying = c.getOrDefault(RowState.WAITING, 0L);
-      long partitionPending = c.values().stream().mapToLong(Long::longValue).sum() - partitionDead;
+      long dead = c.getOrDefault(RowState.DEAD, 0L);
       partitions.add(
-          new OutboxCounts.PartitionCounts(p, partitionPending, partitionRetrying, partitionDead));
-      pending += partitionPending;
-      retrying += partitionRetrying;
-      dead += partitionDead;
+          new OutboxCounts.PartitionCounts(
+              p,
+              c.values().stream().mapToLong(Long::longValue).sum() - dead,
+              c.getOrDefault(RowState.WAITING, 0L),
+              c.getOrDefault(RowState.HELD, 0L),
+              dead));
     }
-    return new OutboxCounts(outbox, pending, retrying, dead, List.copyOf(partitions));
+    return new OutboxCounts(
+        outbox,
+        partitions.stream().mapToLong(OutboxCounts.PartitionCounts::pending).sum(),
+        partitions.stream().mapToLong(OutboxCounts.PartitionCounts::retrying).sum(),
+        partitions.stream().mapToLong(OutboxCounts.PartitionCounts::held).sum(),
+        partitions.stream().mapToLong(OutboxCounts.PartitionCounts::dead).sum(),
+        List.copyOf(partitions));
+  }
+
+  @Override
+  public List<PartitionLease> leases(String outbox) {
+    runtime.outbox(outbox);
+    return store.leases(outbox);
+  }
+
+  @Override
+  public List<MessageDetails> messages(String outbox, MessageState state, long afterId, int limit) {
+    runtime.outbox(outbox);
+    if (limit < 1 || limit > MAX_PAGE) {
+      throw new OutboxException(
+          "OUTBOXER-4003 a page holds 1 to " + MAX_PAGE + " messages, not " + limit);
+    }
+    RowState stored =
+        switch (state) {
+          case READY -> RowState.READY;
+          case HELD -> RowState.HELD;
+          case RETRYING -> RowState.WAITING;
+          case DEAD -> RowState.DEAD;
+        };
+    return store.page(outbox, stored, afterId, limit);
   }
 
   @Override
   public int retryDead(String outbox) {
-    runtime.outbox(outbox);
-    return store.reviveDead(outbox, null);
+    OutboxConfig settings = runtime.outbox(outbox);
+    int revived = store.reviveDead(outbox, null);
+    if (revived > 0) {
+      for (int p = 0; p < settings.partitions(); p++) {
+        runtime.wakeAfterCommit(outbox, p);
+      }
+    }
+    return revived;
   }
 
   @Override
@@ -65,17 +105,54 @@ public class OutboxAdminBean implements OutboxAdmin {
           "OUTBOXER-4002 message " + id + " of outbox '" + outbox + "' is not dead: it is pending");
     }
     store.reviveDead(outbox, id);
+    runtime.wakeAfterCommit(outbox, message.partition());
+  }
+
+  @Override
+  public int retryDeadGroup(String outbox, String groupKey) {
+    runtime.outbox(outbox);
+    requireGroup(groupKey);
+    List<Integer> partitions = store.partitionsOf(outbox, groupKey);
+    int revived = store.reviveDeadGroup(outbox, groupKey);
+    if (revived > 0) {
+      partitions.forEach(p -> runtime.wakeAfterCommit(outbox, p));
+    }
+    return revived;
   }
 
   @Override
   public void discard(String outbox, long id) {
     OutboxConfig settings = runtime.outbox(outbox);
     StoredMessage message = find(outbox, id);
-    store.discard(
-        message,
+    boolean releaseGroup =
         settings.ordering() == Ordering.GROUP
             && message.groupKey() != null
-            && message.isFailingHead());
+            && message.isFailingHead();
+    store.discard(message, releaseGroup);
+    if (releaseGroup) {
+      runtime.wakeAfterCommit(outbox, message.partition());
+    }
+  }
+
+  @Override
+  public int releaseGroup(String outbox, String groupKey) {
+    runtime.outbox(outbox);
+    requireGroup(groupKey);
+    int due = 0;
+    for (int partition : store.partitionsOf(outbox, groupKey)) {
+      int released = store.releaseGroup(outbox, partition, groupKey);
+      if (released > 0) {
+        runtime.wakeAfterCommit(outbox, partition);
+      }
+      due += released;
+    }
+    return due;
+  }
+
+  private static void requireGroup(String groupKey) {
+    if (groupKey == null || groupKey.isBlank()) {
+      throw new OutboxException("OUTBOXER-4004 name the group: the group key is missing");
+    }
   }
 
   private StoredMessage find(String outbox, long id) {

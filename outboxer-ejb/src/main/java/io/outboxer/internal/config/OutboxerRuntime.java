@@ -2,11 +2,17 @@ package io.outboxer.internal.config;
 
 import io.outboxer.OutboxException;
 import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
@@ -22,9 +28,11 @@ import org.eclipse.microprofile.config.Config;
 public class OutboxerRuntime {
 
   private static final Logger LOG = Logger.getLogger(OutboxerRuntime.class.getName());
+  private static final Object WAKE_KEY = new Object();
 
   @Inject private Config config;
   @Inject private Event<WakeUp> wakeUps;
+  @Resource private TransactionSynchronizationRegistry transactions;
 
   private EngineConfig settings;
   private final Map<String, String> refused = new ConcurrentHashMap<>();
@@ -90,5 +98,33 @@ public class OutboxerRuntime {
   /** Asks the worker of a partition to look for rows now: a transaction just committed some. */
   public void wake(String outbox, int partition) {
     wakeUps.fire(new WakeUp(outbox, partition));
+  }
+
+  /**
+   * Asks the worker of a partition to look for rows once the caller's transaction has committed
+   * (publishing, or an operator's repair); nothing when it rolls back. Each partition is woken once
+   * per transaction.
+   */
+  public void wakeAfterCommit(String outbox, int partition) {
+    @SuppressWarnings("unchecked")
+    Set<WakeUp> toWake = (Set<WakeUp>) transactions.getResource(WAKE_KEY);
+    if (toWake == null) {
+      Set<WakeUp> wakeUpsOfTransaction = new LinkedHashSet<>();
+      toWake = wakeUpsOfTransaction;
+      transactions.putResource(WAKE_KEY, wakeUpsOfTransaction);
+      transactions.registerInterposedSynchronization(
+          new Synchronization() {
+            @Override
+            public void beforeCompletion() {}
+
+            @Override
+            public void afterCompletion(int completion) {
+              if (completion == Status.STATUS_COMMITTED) {
+                wakeUpsOfTransaction.forEach(wakeUps::fire);
+              }
+            }
+          });
+    }
+    toWake.add(new WakeUp(outbox, partition));
   }
 }

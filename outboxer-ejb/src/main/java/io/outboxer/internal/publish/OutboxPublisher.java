@@ -17,10 +17,7 @@ import jakarta.inject.Inject;
 import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
-import java.util.LinkedHashSet;
-import java.util.Set;
 
 /**
  * The {@link Outbox} bean: validates, serializes, partitions and inserts in the caller's JTA tx.
@@ -30,7 +27,6 @@ public class OutboxPublisher implements Outbox {
 
   static final int MAX_GROUP_KEY = 500;
   private static final String DEFAULT_OUTBOX = "default";
-  private static final Object WAKE_KEY = new Object();
 
   @Inject private OutboxerRuntime runtime;
   @Inject private MessageStore store;
@@ -95,7 +91,7 @@ public class OutboxPublisher implements Outbox {
             outbox.serializeWrites()
                 ? OrderingScope.lockKey(outbox.name(), outbox.ordering(), group)
                 : null);
-    wakeAfterCommit(outbox.name(), partition);
+    runtime.wakeAfterCommit(outbox.name(), partition);
     return id;
   }
 
@@ -103,29 +99,4 @@ public class OutboxPublisher implements Outbox {
     Outboxed outboxed = type.getAnnotation(Outboxed.class);
     return outboxed == null ? DEFAULT_OUTBOX : outboxed.value();
   }
-
-  private void wakeAfterCommit(String outbox, int partition) {
-    @SuppressWarnings("unchecked")
-    Set<PartitionRef> toWake = (Set<PartitionRef>) transactions.getResource(WAKE_KEY);
-    if (toWake == null) {
-      Set<PartitionRef> partitions = new LinkedHashSet<>();
-      toWake = partitions;
-      transactions.putResource(WAKE_KEY, partitions);
-      transactions.registerInterposedSynchronization(
-          new Synchronization() {
-            @Override
-            public void beforeCompletion() {}
-
-            @Override
-            public void afterCompletion(int completion) {
-              if (completion == Status.STATUS_COMMITTED) {
-                partitions.forEach(p -> runtime.wake(p.outbox(), p.partition()));
-              }
-            }
-          });
-    }
-    toWake.add(new PartitionRef(outbox, partition));
-  }
-
-  private record PartitionRef(String outbox, int partition) {}
 }

@@ -1,5 +1,8 @@
 package io.outboxer.internal.store;
 
+import io.outboxer.MessageDetails;
+import io.outboxer.PartitionLease;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -9,8 +12,17 @@ public interface AdminStore {
   /** Per partition and state, how many messages the outbox holds. */
   Map<Integer, Map<RowState, Long>> countByPartition(String outbox);
 
+  /** The outbox's lease rows, by partition. */
+  List<PartitionLease> leases(String outbox);
+
+  /** Up to {@code limit} messages of the outbox in {@code state} with ids above {@code afterId}. */
+  List<MessageDetails> page(String outbox, RowState state, long afterId, int limit);
+
   /** One message of an outbox, whatever its state. */
   Optional<StoredMessage> find(String outbox, long id);
+
+  /** The partitions that hold messages of a group. */
+  List<Integer> partitionsOf(String outbox, String groupKey);
 
   /**
    * Makes dead messages ready again with their attempts reset: all of the outbox's, or the one with
@@ -20,9 +32,20 @@ public interface AdminStore {
    */
   int reviveDead(String outbox, Long id);
 
+  /** Makes the dead messages of a group ready again with their attempts reset. */
+  int reviveDeadGroup(String outbox, String groupKey);
+
   /**
    * Deletes a message; with {@code releaseGroup}, its group's held rows become ready (it was the
    * group's failing head).
    */
   void discard(StoredMessage message, boolean releaseGroup);
+
+  /**
+   * Within one partition, makes a group's message waiting for its retry due now, or, when the group
+   * has no failing message, releases its held rows.
+   *
+   * @return how many messages became due
+   */
+  int releaseGroup(String outbox, int partition, String groupKey);
 }

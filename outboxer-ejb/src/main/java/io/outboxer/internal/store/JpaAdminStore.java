@@ -1,7 +1,11 @@
 package io.outboxer.internal.store;
 
+import io.outboxer.MessageDetails;
+import io.outboxer.MessageState;
+import io.outboxer.PartitionLease;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -27,6 +31,62 @@ public class JpaAdminStore implements AdminStore {
   }
 
   @Override
+  public List<PartitionLease> leases(String outbox) {
+    return sql.rows(Sql.LIST_LEASES, "outbox", outbox).stream()
+        .map(
+            r ->
+                new PartitionLease(
+                    ((Number) r[0]).intValue(),
+                    (String) r[1],
+                    ((Number) r[2]).longValue(),
+                    Instant.ofEpochMilli(((Number) r[3]).longValue())))
+        .toList();
+  }
+
+  @Override
+  public List<MessageDetails> page(String outbox, RowState state, long afterId, int limit) {
+    return sql
+        .rows(
+            Sql.PAGE_MESSAGES,
+            "outbox",
+            outbox,
+            "state",
+            state.code(),
+            "after",
+            afterId,
+            "limit",
+            limit)
+        .stream()
+        .map(
+            r ->
+                new MessageDetails(
+                    ((Number) r[0]).longValue(),
+                    ((Number) r[1]).intValue(),
+                    (String) r[2],
+                    (String) r[3],
+                    stateOf(RowState.of(((Number) r[4]).intValue())),
+                    ((Number) r[5]).intValue(),
+                    instant(r[6]),
+                    instant(r[7]),
+                    instant(r[8]),
+                    (String) r[9]))
+        .toList();
+  }
+
+  private static MessageState stateOf(RowState state) {
+    return switch (state) {
+      case READY -> MessageState.READY;
+      case HELD -> MessageState.HELD;
+      case WAITING -> MessageState.RETRYING;
+      case DEAD -> MessageState.DEAD;
+    };
+  }
+
+  private static Instant instant(Object millis) {
+    return millis == null ? null : Instant.ofEpochMilli(((Number) millis).longValue());
+  }
+
+  @Override
   public Optional<StoredMessage> find(String outbox, long id) {
     List<Object[]> rows = sql.rows(Sql.FIND_MESSAGE, "outbox", outbox, "id", id);
     return rows.stream()
@@ -43,6 +103,13 @@ public class JpaAdminStore implements AdminStore {
   }
 
   @Override
+  public List<Integer> partitionsOf(String outbox, String groupKey) {
+    return sql.column(Sql.GROUP_PARTITIONS, "outbox", outbox, "group", groupKey).stream()
+        .map(p -> ((Number) p).intValue())
+        .toList();
+  }
+
+  @Override
   public int reviveDead(String outbox, Long id) {
     return id == null
         ? sql.update(Sql.REVIVE_ALL_DEAD, "outbox", outbox)
@@ -50,10 +117,13 @@ public class JpaAdminStore implements AdminStore {
   }
 
   @Override
+  public int reviveDeadGroup(String outbox, String groupKey) {
+    return sql.update(Sql.REVIVE_DEAD_GROUP, "outbox", outbox, "group", groupKey);
+  }
+
+  @Override
   public void discard(StoredMessage message, boolean releaseGroup) {
-    // Waits for a batch read of the partition that may be holding rows behind this message, so
-    // that the release below sees them: the worker's transactions hold the lease row too.
-    sql.update(Sql.TOUCH_LEASE, "outbox", message.outbox(), "partition", message.partition());
+    waitForBatchOf(message.outbox(), message.partition());
     sql.update(Sql.DELETE_MESSAGE, "id", message.id());
     if (releaseGroup) {
       sql.update(
@@ -65,5 +135,30 @@ public class JpaAdminStore implements AdminStore {
           "group",
           message.groupKey());
     }
+  }
+
+  @Override
+  public int releaseGroup(String outbox, int partition, String groupKey) {
+    waitForBatchOf(outbox, partition);
+    int due =
+        sql.update(
+            Sql.RETRY_GROUP_NOW, "outbox", outbox, "partition", partition, "group", groupKey);
+    boolean failing =
+        due > 0
+            || !sql.column(
+                    Sql.GROUP_FAILING, "outbox", outbox, "partition", partition, "group", groupKey)
+                .isEmpty();
+    return failing
+        ? due
+        : sql.update(
+            Sql.RELEASE_GROUP, "outbox", outbox, "partition", partition, "group", groupKey);
+  }
+
+  /**
+   * Waits for a batch read of the partition that may be holding rows of this group, so that what
+   * follows sees them: the worker's transactions hold the lease row too.
+   */
+  private void waitForBatchOf(String outbox, int partition) {
+    sql.update(Sql.TOUCH_LEASE, "outbox", outbox, "partition", partition);
   }
 }

