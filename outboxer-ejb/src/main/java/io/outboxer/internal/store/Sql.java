@@ -39,7 +39,13 @@ public enum Sql {
   FIND_MESSAGE,
   REVIVE_ALL_DEAD,
   REVIVE_DEAD,
-  DELETE_MESSAGE;
+  DELETE_MESSAGE,
+  /** Adds the column of trace contexts to a message table created before it existed. */
+  ADD_TRACE_PARENT,
+  /** Per outbox: pending and dead rows, the oldest pending row's creation, held groups, now. */
+  BACKLOG,
+  /** Records a consumer's claim of a message id in its group, if greater than the last one. */
+  INBOX_CLAIM;
 
   private final boolean optional;
 
