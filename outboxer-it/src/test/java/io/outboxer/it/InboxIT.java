@@ -6,13 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.outboxer.Inbox;
 import io.outboxer.OutboxException;
 import io.outboxer.it.support.Deployments;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.naming.InitialContext;
@@ -80,9 +82,19 @@ class InboxIT {
 
   @Test
   void ofConcurrentDuplicatesExactlyOneIsNew() throws Exception {
-    ManagedExecutorService executor =
-        InitialContext.doLookup("java:comp/DefaultManagedExecutorService");
+    // Threads of their own (the managed executor's pool may have fewer threads than consumers),
+    // with the application's context, so that each looks up its own UserTransaction.
+    ManagedThreadFactory threads = InitialContext.doLookup("java:comp/DefaultManagedThreadFactory");
     int consumers = 6;
+    ExecutorService executor = Executors.newFixedThreadPool(consumers, threads);
+    try {
+      claimTogether(executor, consumers);
+    } finally {
+      executor.shutdownNow();
+    }
+  }
+
+  private void claimTogether(ExecutorService executor, int consumers) throws Exception {
     for (long id = 1; id <= 5; id++) {
       long message = id;
       CyclicBarrier together = new CyclicBarrier(consumers);

@@ -98,6 +98,7 @@ public class OutboxMetrics {
         MetricUnits.NONE,
         Backlog::heldGroups);
     gaugeSeconds(outbox);
+    counter("published", outbox); // registered now, so that it is scraped as 0 before the first
     Counter delivered = counter("delivered", outbox);
     Counter failed = counter("failed", outbox);
     Counter dead = counter("dead", outbox);
