@@ -42,6 +42,14 @@ public class OutboxMetrics {
   private static final Object PUBLISHED_KEY = new Object();
   private static final Duration READ_TIMEOUT = Duration.ofSeconds(10);
 
+  /** The counters per outbox, by name (outboxer.<name>), with their descriptions. */
+  private static final Map<String, String> COUNTERS =
+      Map.of(
+          "published", "Messages published in transactions that committed, on this server",
+          "delivered", "Messages the relay confirmed, delivered by this server",
+          "failed", "Failed delivery attempts charged to messages, on this server",
+          "dead", "Messages that failed their last allowed attempt on this server");
+
   @Inject private MetricRegistry registry;
   @Inject private BacklogStore backlogs;
   @Resource private TransactionSynchronizationRegistry transactions;
@@ -148,13 +156,6 @@ public class OutboxMetrics {
         Metadata.builder().withName("outboxer." + what).withDescription(COUNTERS.get(what)).build(),
         tag(outbox));
   }
-
-  private static final Map<String, String> COUNTERS =
-      Map.of(
-          "published", "Messages published in transactions that committed, on this server",
-          "delivered", "Messages the relay confirmed, delivered by this server",
-          "failed", "Failed delivery attempts charged to messages, on this server",
-          "dead", "Messages that failed their last allowed attempt on this server");
 
   private void gauge(
       String outbox, String name, String description, String unit, ToLongFunction<Backlog> value) {
