@@ -32,6 +32,13 @@ public class Database {
   private volatile Dialect dialect;
   private volatile String description;
 
+  public Database() {}
+
+  /** A database over {@code dataSource}, outside the container (for tests). */
+  Database(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
   /** The database's dialect, detected once from the connection's metadata. */
   public Dialect dialect() {
     Dialect d = dialect;
