@@ -124,10 +124,18 @@ class TelemetryIT {
     assertThat(settled.of("outboxer_held_groups", "it-metrics")).isZero();
     assertThat(settled.of("outboxer_oldest_pending_age_seconds", "it-metrics")).isZero();
 
-    admin.retryDead("it-metrics");
+    // Revived and let through: delivered, and no dead message left.
+    Script.failNothing("it-metrics");
+    assertThat(admin.retryDead("it-metrics")).isEqualTo(1);
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(() -> MetricsScrape.now().of("outboxer_dead_messages", "it-metrics") == 0);
+        .until(
+            () ->
+                delta(before, MetricsScrape.now(), "outboxer_delivered_total") == 5
+                    && MetricsScrape.now().of("outboxer_dead_messages", "it-metrics") == 0);
+    assertThat(delta(before, MetricsScrape.now(), "outboxer_published_total"))
+        .as("a revived message is not published again")
+        .isEqualTo(5);
   }
 
   @Test
