@@ -15,7 +15,9 @@ create table if not exists outboxer_message (
     created_at      bigint        not null default (extract(epoch from clock_timestamp()) * 1000)::bigint,
     next_attempt_at bigint        not null default (extract(epoch from clock_timestamp()) * 1000)::bigint,
     last_attempt_at bigint,
-    last_error      varchar(4000)
+    last_error      varchar(4000),
+    -- The W3C traceparent of the span the message was published in; null outside a trace.
+    trace_parent    varchar(55)
 );
 
 -- The worker's scan: ready rows (state 0) of one partition in id order, read as the range
@@ -69,4 +71,14 @@ create table if not exists outboxer_node (
     node_id       varchar(200) not null,
     heartbeat_at  bigint       not null,
     primary key (outbox, node_id)
+);
+
+-- The consumer side (io.outboxer.Inbox): per (outbox, group), the last message id processed. A
+-- consumer's claim of message n is one conditional upsert, so of two consumers racing on one group
+-- only one sees n as new.
+create table if not exists outboxer_inbox (
+    outbox        varchar(100) not null,
+    group_key     varchar(500) not null,
+    last_id       bigint       not null,
+    primary key (outbox, group_key)
 );

@@ -17,7 +17,7 @@ select id from outboxer_message
  where outbox = :outbox and partition_no = :partition and state = 3 limit 1
 
 -- name: READ_READY
-select id, group_key, message_type, payload, attempts from outboxer_message
+select id, group_key, message_type, payload, attempts, trace_parent from outboxer_message
  where outbox = :outbox and partition_no = :partition and state < 1
  order by state, id limit :limit
 
@@ -175,3 +175,20 @@ select id from outboxer_message
 -- name: RETRY_GROUP_NOW
 update outboxer_message set state = 0, next_attempt_at = (extract(epoch from now()) * 1000)::bigint
  where outbox = :outbox and partition_no = :partition and group_key = :group and state = 3
+
+-- name: ADD_TRACE_PARENT
+alter table outboxer_message add column trace_parent varchar(55)
+
+-- name: BACKLOG
+select outbox,
+       count(*) filter (where state <> 2),
+       count(*) filter (where state = 2),
+       min(created_at) filter (where state <> 2),
+       count(distinct group_key) filter (where state = 3 or (state = 0 and attempts > 0)),
+       (extract(epoch from now()) * 1000)::bigint
+  from outboxer_message group by outbox
+
+-- name: INBOX_CLAIM
+insert into outboxer_inbox (outbox, group_key, last_id) values (:outbox, :group, :id)
+on conflict (outbox, group_key) do update set last_id = excluded.last_id
+ where outboxer_inbox.last_id < excluded.last_id

@@ -16,7 +16,9 @@ create table if not exists outboxer_message (
     created_at      integer not null default (cast(unixepoch('subsec') * 1000 as integer)),
     next_attempt_at integer not null default (cast(unixepoch('subsec') * 1000 as integer)),
     last_attempt_at integer,
-    last_error      text
+    last_error      text,
+    -- The W3C traceparent of the span the message was published in; null outside a trace.
+    trace_parent    text
 );
 
 create index if not exists outboxer_message_scan
@@ -61,4 +63,11 @@ create table if not exists outboxer_node (
     node_id       text    not null,
     heartbeat_at  integer not null,
     primary key (outbox, node_id)
+);
+
+create table if not exists outboxer_inbox (
+    outbox        text    not null,
+    group_key     text    not null,
+    last_id       integer not null,
+    primary key (outbox, group_key)
 );

@@ -15,7 +15,7 @@ select id from outboxer_message
  where outbox = :outbox and partition_no = :partition and state = 3 limit 1
 
 -- name: READ_READY
-select id, group_key, message_type, payload, attempts from outboxer_message
+select id, group_key, message_type, payload, attempts, trace_parent from outboxer_message
  where outbox = :outbox and partition_no = :partition and state < 1
  order by state, id limit :limit
 
@@ -173,3 +173,20 @@ select id from outboxer_message
 -- name: RETRY_GROUP_NOW
 update outboxer_message set state = 0, next_attempt_at = cast(unixepoch('subsec') * 1000 as integer)
  where outbox = :outbox and partition_no = :partition and group_key = :group and state = 3
+
+-- name: ADD_TRACE_PARENT
+alter table outboxer_message add column trace_parent text
+
+-- name: BACKLOG
+select outbox,
+       sum(case when state <> 2 then 1 else 0 end),
+       sum(case when state = 2 then 1 else 0 end),
+       min(case when state <> 2 then created_at end),
+       count(distinct case when state = 3 or (state = 0 and attempts > 0) then group_key end),
+       cast(unixepoch('subsec') * 1000 as integer)
+  from outboxer_message group by outbox
+
+-- name: INBOX_CLAIM
+insert into outboxer_inbox (outbox, group_key, last_id) values (:outbox, :group, :id)
+on conflict (outbox, group_key) do update set last_id = excluded.last_id
+ where outboxer_inbox.last_id < excluded.last_id

@@ -1,5 +1,6 @@
 package io.outboxer.demo;
 
+import io.outboxer.Inbox;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.MessageDriven;
 import jakarta.inject.Inject;
@@ -14,6 +15,9 @@ import java.io.StringReader;
 /**
  * Consumes the demo queue that the default outbox's JMS relay sends to. The activation spec in
  * server.xml runs one instance at a time, so messages are consumed in the order they were sent.
+ * Each message is claimed in the {@link Inbox} in the listener's transaction: a redelivered message
+ * of a group is a duplicate and is not recorded again. The trace context the message was published
+ * in, if any, is recorded beside it.
  */
 @MessageDriven(
     activationConfig = {
@@ -24,19 +28,28 @@ import java.io.StringReader;
 public class DemoQueueListener implements MessageListener {
 
   @Inject private ReceivedMessages received;
+  @Inject private Inbox inbox;
 
   @Override
   public void onMessage(Message message) {
     try {
+      long id = message.getLongProperty("OutboxerId");
+      String group = message.getStringProperty("OutboxerGroup");
+      if (group != null && !inbox.claim(message.getStringProperty("OutboxerOutbox"), group, id)) {
+        return; // a duplicate: processed before
+      }
       JsonObjectBuilder entry =
           Json.createObjectBuilder()
-              .add("id", message.getLongProperty("OutboxerId"))
+              .add("id", id)
               .add("type", message.getStringProperty("OutboxerType"));
-      String group = message.getStringProperty("OutboxerGroup");
       if (group == null) {
         entry.addNull("group");
       } else {
         entry.add("group", group);
+      }
+      String traceParent = message.getStringProperty("traceparent");
+      if (traceParent != null) {
+        entry.add("traceparent", traceParent);
       }
       String body = ((TextMessage) message).getText();
       entry.add("payload", Json.createReader(new StringReader(body)).readObject());

@@ -15,6 +15,9 @@ package io.outboxer.spi;
  *     ordering, one scope for the whole outbox with total ordering, {@code null} (independent of
  *     everything) for ungrouped messages and with no ordering. A relay stops a scope at its first
  *     failure.
+ * @param traceParent the W3C {@code traceparent} of the span the message was published in, or
+ *     {@code null} when it was published outside a trace; relays send it as a {@code traceparent}
+ *     header, property or attribute so that the consumer's span joins the publisher's trace
  */
 public record Envelope(
     long id,
@@ -24,4 +27,19 @@ public record Envelope(
     String type,
     String payload,
     int attempt,
-    String orderingScope) {}
+    String orderingScope,
+    String traceParent) {
+
+  /** A message published outside a trace. */
+  public Envelope(
+      long id,
+      String outbox,
+      int partition,
+      String groupKey,
+      String type,
+      String payload,
+      int attempt,
+      String orderingScope) {
+    this(id, outbox, partition, groupKey, type, payload, attempt, orderingScope, null);
+  }
+}

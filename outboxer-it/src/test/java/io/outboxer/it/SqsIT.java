@@ -3,6 +3,10 @@ package io.outboxer.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import io.outboxer.it.support.Brokers;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
@@ -186,6 +190,41 @@ class SqsIT extends RelayScenarios {
     assertThat(arrived)
         .extracting(m -> m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID))
         .containsOnly("it-sqs-total");
+  }
+
+  /**
+   * A message published inside a span (this test runs in a servlet request, which Liberty traces)
+   * carries the span's context as the {@code traceparent} attribute; one published outside any span
+   * carries none.
+   */
+  @Test
+  void theTraceAMessageWasPublishedInTravelsAsTheTraceparentAttribute() throws Exception {
+    String run = "sqs-trace-" + UUID.randomUUID() + "-";
+    SpanContext span = Span.current().getSpanContext();
+    assertThat(span.isValid()).as("the test request's span").isTrue();
+    tx.begin();
+    long traced = outbox.publish(new ItEvents.SqsTotal(run + "traced", 0));
+    tx.commit();
+    long untraced;
+    try (Scope outsideAnySpan = Context.root().makeCurrent()) {
+      tx.begin();
+      untraced = outbox.publish(new ItEvents.SqsTotal(run + "untraced", 0));
+      tx.commit();
+    }
+
+    List<Message> arrived =
+        consume("outboxer-it-total.fifo", 2, 60, m -> id(m) == traced || id(m) == untraced);
+
+    assertThat(arrived).extracting(SqsIT::id).containsExactly(traced, untraced);
+    assertThat(arrived.get(0).messageAttributes().get("traceparent").stringValue())
+        .isEqualTo(
+            "00-"
+                + span.getTraceId()
+                + "-"
+                + span.getSpanId()
+                + "-"
+                + span.getTraceFlags().asHex());
+    assertThat(arrived.get(1).messageAttributes()).doesNotContainKey("traceparent");
   }
 
   private static long id(Message m) {

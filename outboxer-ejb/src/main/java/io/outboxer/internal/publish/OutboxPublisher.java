@@ -10,6 +10,8 @@ import io.outboxer.internal.entity.OutboxRecord;
 import io.outboxer.internal.rules.OrderingScope;
 import io.outboxer.internal.rules.Partitioner;
 import io.outboxer.internal.store.MessageStore;
+import io.outboxer.internal.telemetry.CurrentTrace;
+import io.outboxer.internal.telemetry.OutboxMetrics;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -30,6 +32,7 @@ public class OutboxPublisher implements Outbox {
 
   @Inject private OutboxerRuntime runtime;
   @Inject private MessageStore store;
+  @Inject private OutboxMetrics metrics;
   @Resource private TransactionSynchronizationRegistry transactions;
 
   private final Jsonb jsonb = JsonbBuilder.create();
@@ -87,11 +90,13 @@ public class OutboxPublisher implements Outbox {
     int partition = Partitioner.partitionOf(group, outbox.partitions());
     long id =
         store.insert(
-            new OutboxRecord(outbox.name(), partition, group, type, payload),
+            new OutboxRecord(
+                outbox.name(), partition, group, type, payload, CurrentTrace.traceParent()),
             outbox.serializeWrites()
                 ? OrderingScope.lockKey(outbox.name(), outbox.ordering(), group)
                 : null);
     runtime.wakeAfterCommit(outbox.name(), partition);
+    metrics.publishedOnCommit(outbox.name());
     return id;
   }
 

@@ -5,6 +5,7 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
@@ -18,7 +19,7 @@ public class Database {
 
   private static final Logger LOG = Logger.getLogger(Database.class.getName());
   private static final String[] TABLES = {
-    "outboxer_message", "outboxer_outbox", "outboxer_lease", "outboxer_node"
+    "outboxer_message", "outboxer_outbox", "outboxer_lease", "outboxer_node", "outboxer_inbox"
   };
 
   /**
@@ -30,6 +31,13 @@ public class Database {
 
   private volatile Dialect dialect;
   private volatile String description;
+
+  public Database() {}
+
+  /** A database over {@code dataSource}, outside the container (for tests). */
+  Database(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
 
   /** The database's dialect, detected once from the connection's metadata. */
   public Dialect dialect() {
@@ -74,11 +82,22 @@ public class Database {
       for (String sql : statements) {
         s.execute(sql);
       }
+      if (!hasColumn(c, "outboxer_message", "trace_parent")) {
+        s.execute(d.sql(Sql.ADD_TRACE_PARENT));
+        LOG.info("OUTBOXER-0005 column outboxer_message.trace_parent added");
+      }
     } catch (SQLException e) {
       throw new OutboxException(
           "OUTBOXER-1006 cannot create Outboxer's schema from " + d.schemaResource(), e);
     }
     LOG.info("OUTBOXER-0001 schema " + d.schemaResource() + " applied");
+  }
+
+  /** True when {@code table} has {@code column}, by the driver's metadata (names in lower case). */
+  private static boolean hasColumn(Connection c, String table, String column) throws SQLException {
+    try (ResultSet columns = c.getMetaData().getColumns(null, null, table, column)) {
+      return columns.next();
+    }
   }
 
   /**

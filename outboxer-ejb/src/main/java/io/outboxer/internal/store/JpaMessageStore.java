@@ -92,7 +92,8 @@ public class JpaMessageStore implements MessageStore {
               (String) row[2],
               (String) row[3],
               ((Number) row[4]).intValue() + 1,
-              OrderingScope.of(ordering, group)));
+              OrderingScope.of(ordering, group),
+              (String) row[5]));
     }
     return batch;
   }

@@ -45,7 +45,13 @@ public enum Sql {
   PAGE_MESSAGES,
   GROUP_PARTITIONS,
   GROUP_FAILING,
-  RETRY_GROUP_NOW;
+  RETRY_GROUP_NOW,
+  /** Adds the column of trace contexts to a message table created before it existed. */
+  ADD_TRACE_PARENT,
+  /** Per outbox: pending and dead rows, the oldest pending row's creation, held groups, now. */
+  BACKLOG,
+  /** Records a consumer's claim of a message id in its group, if greater than the last one. */
+  INBOX_CLAIM;
 
   private final boolean optional;
 

@@ -10,6 +10,8 @@ import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.store.Database;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
+import io.outboxer.internal.telemetry.DeliveryEvents;
+import io.outboxer.internal.telemetry.OutboxMetrics;
 import io.outboxer.spi.Relay;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
@@ -55,6 +57,7 @@ public class OutboxEngine {
   @Inject private Database database;
   @Inject private MessageStore messages;
   @Inject private LeaseStore leases;
+  @Inject private OutboxMetrics metrics;
 
   private EngineConfig settings;
   private final Map<String, PartitionWorker[]> workers = new LinkedHashMap<>();
@@ -70,6 +73,7 @@ public class OutboxEngine {
     }
     LeaseTerms terms = settings.leaseTerms();
     for (OutboxConfig outbox : settings.outboxes().values()) {
+      DeliveryEvents events = metrics.watch(outbox.name());
       Optional<String> refusal = leases.recordPartitions(outbox.name(), outbox.partitions());
       if (refusal.isPresent()) {
         runtime.refuse(outbox.name(), refusal.get());
@@ -110,6 +114,7 @@ public class OutboxEngine {
                 leases,
                 relay,
                 share,
+                events,
                 System::nanoTime,
                 why -> {
                   if (why == null) {

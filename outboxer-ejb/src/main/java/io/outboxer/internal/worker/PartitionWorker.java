@@ -2,12 +2,15 @@ package io.outboxer.internal.worker;
 
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.rules.BatchOutcome;
+import io.outboxer.internal.rules.Completion;
 import io.outboxer.internal.rules.Deadline;
 import io.outboxer.internal.rules.LeaseTerms;
 import io.outboxer.internal.rules.RetryPolicy;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
+import io.outboxer.internal.telemetry.DeliveryEvents;
+import io.outboxer.internal.telemetry.DeliveryEvents.LeaseChange;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
@@ -39,6 +42,7 @@ public final class PartitionWorker implements Runnable {
   private final LeaseStore leases;
   private final Relay relay;
   private final NodeShare share;
+  private final DeliveryEvents events;
   private final LongSupplier clock;
   private final RelayOutage outage;
 
@@ -50,6 +54,7 @@ public final class PartitionWorker implements Runnable {
 
   /**
    * @param owner this node's name in the lease rows
+   * @param events hears of relay calls, recorded outcomes and lease changes, for the metrics
    * @param clock the monotonic clock, in nanoseconds, that times lease renewals and pauses
    * @param outages hears when the relay of this partition becomes unavailable and available again
    */
@@ -62,6 +67,7 @@ public final class PartitionWorker implements Runnable {
       LeaseStore leases,
       Relay relay,
       NodeShare share,
+      DeliveryEvents events,
       LongSupplier clock,
       RelayOutage.Listener outages) {
     this.outbox = outbox;
@@ -73,6 +79,7 @@ public final class PartitionWorker implements Runnable {
     this.leases = leases;
     this.relay = relay;
     this.share = share;
+    this.events = events;
     this.clock = clock;
     this.outage =
         new RelayOutage(
@@ -115,15 +122,24 @@ public final class PartitionWorker implements Runnable {
         return; // nothing due, or the read used the call's time up: the next run reads again
       }
       DeliveryReport report;
+      long called = clock.getAsLong();
       try {
         report = relay.deliver(batch, deadline.remaining());
       } catch (RuntimeException e) {
+        events.relayCalled(Duration.ofNanos(clock.getAsLong() - called));
         outage.failed(e); // nothing of the batch is known: it stays pending, no attempt charged
         return;
       }
+      events.relayCalled(Duration.ofNanos(clock.getAsLong() - called));
       outage.answered();
       BatchOutcome outcome = BatchOutcome.decide(batch, report);
-      if (!messages.complete(lease, retryPolicy.complete(outcome))) {
+      Completion completion = retryPolicy.complete(outcome);
+      if (messages.complete(lease, completion)) {
+        events.completed(
+            completion.delete().size(),
+            completion.failures().size(),
+            (int) completion.failures().stream().filter(Completion.Failure::dead).count());
+      } else {
         lostLease(
             "during a batch; its outcome was not recorded and the batch will be delivered again by"
                 + " the new owner");
@@ -148,6 +164,7 @@ public final class PartitionWorker implements Runnable {
       Lease handedBack = lease;
       lease = null;
       leases.release(handedBack);
+      events.lease(LeaseChange.HANDED_BACK);
       LOG.info(
           "OUTBOXER-3007 "
               + owner
@@ -176,6 +193,7 @@ public final class PartitionWorker implements Runnable {
               + " epoch "
               + lease.epoch()
               + " expired before it was renewed");
+      events.lease(LeaseChange.LOST);
       dropLease();
     }
     if (!share.tryTake()) {
@@ -190,6 +208,7 @@ public final class PartitionWorker implements Runnable {
       }
     }
     if (lease != null) {
+      events.lease(LeaseChange.TAKEN);
       LOG.info(
           "OUTBOXER-3005 "
               + owner
@@ -213,6 +232,7 @@ public final class PartitionWorker implements Runnable {
             + lease.epoch()
             + " was lost "
             + when);
+    events.lease(LeaseChange.LOST);
     dropLease();
   }
 
@@ -231,6 +251,7 @@ public final class PartitionWorker implements Runnable {
             Lease released = lease;
             dropLease();
             leases.release(released);
+            events.lease(LeaseChange.HANDED_BACK);
           }
         } finally {
           running.unlock();

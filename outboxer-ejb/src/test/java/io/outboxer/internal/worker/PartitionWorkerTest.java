@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.TestOutboxes;
 import io.outboxer.internal.rules.LeaseTerms;
+import io.outboxer.internal.rules.Ordering;
+import io.outboxer.internal.telemetry.DeliveryEvents;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
@@ -27,6 +29,26 @@ class PartitionWorkerTest {
   private final AtomicLong nanos = new AtomicLong();
   private final List<List<Long>> delivered = new ArrayList<>();
   private final List<String> outages = new ArrayList<>();
+  private final List<String> events = new ArrayList<>();
+
+  /** The worker's events as text, in the order they happened. */
+  private final DeliveryEvents recorder =
+      new DeliveryEvents() {
+        @Override
+        public void relayCalled(Duration took) {
+          events.add("call " + took.toMillis() + "ms");
+        }
+
+        @Override
+        public void completed(int delivered, int failed, int dead) {
+          events.add("completed " + delivered + "/" + failed + "/" + dead);
+        }
+
+        @Override
+        public void lease(LeaseChange change) {
+          events.add("lease " + change);
+        }
+      };
 
   private final Relay confirmAll =
       batch -> {
@@ -37,8 +59,22 @@ class PartitionWorkerTest {
       };
 
   private PartitionWorker worker(int partition, Relay relay, NodeShare share) {
+    return worker(OUTBOX, partition, relay, share);
+  }
+
+  private PartitionWorker worker(OutboxConfig outbox, int partition, Relay relay, NodeShare share) {
     return new PartitionWorker(
-        OUTBOX, partition, "node-a", TERMS, store, store, relay, share, nanos::get, outages::add);
+        outbox,
+        partition,
+        "node-a",
+        TERMS,
+        store,
+        store,
+        relay,
+        share,
+        recorder,
+        nanos::get,
+        outages::add);
   }
 
   private void advance(Duration d) {
@@ -128,6 +164,69 @@ class PartitionWorkerTest {
     assertThat(worker.lease()).isNull();
     assertThat(share.held()).isZero();
     assertThat(store.owner(0)).isEqualTo("node-b");
+  }
+
+  @Test
+  void eventsReportEachRelayCallsTimeTheRecordedOutcomesAndTheLeaseChanges() {
+    store.add(1, "g");
+    store.add(2, "h");
+    store.add(3, "i");
+    Relay confirmsOnlyOne =
+        batch -> {
+          advance(Duration.ofMillis(250));
+          DeliveryReport.Builder report = DeliveryReport.builder().confirmed(1);
+          batch.stream().filter(e -> e.id() != 1).forEach(e -> report.failed(e.id(), "refused"));
+          return report.build();
+        };
+    PartitionWorker worker = worker(0, confirmsOnlyOne, new NodeShare(1));
+
+    worker.run();
+    worker.stop(Duration.ofSeconds(1));
+
+    assertThat(events)
+        .containsExactly("lease TAKEN", "call 250ms", "completed 1/2/0", "lease HANDED_BACK");
+  }
+
+  @Test
+  void aFailureOfTheLastAllowedAttemptIsReportedDead() {
+    OutboxConfig oneAttempt =
+        new OutboxConfig(
+            "orders",
+            Ordering.GROUP,
+            1,
+            1,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(1),
+            100,
+            false,
+            "scripted",
+            Map.of());
+    store.add(1, "g");
+    store.add(2, "h");
+
+    worker(
+            oneAttempt,
+            0,
+            batch -> DeliveryReport.builder().failed(2, "refused").confirmed(1).build(),
+            new NodeShare(1))
+        .run();
+
+    assertThat(events).containsExactly("lease TAKEN", "call 0ms", "completed 1/1/1");
+  }
+
+  @Test
+  void aLostLeaseIsReported() {
+    store.add(1, "g");
+    Relay slow =
+        batch -> {
+          advance(TERMS.ttl());
+          store.acquire(OUTBOX.name(), 0, "node-b", TERMS.ttl());
+          return DeliveryReport.builder().confirmed(1).build();
+        };
+
+    worker(0, slow, new NodeShare(1)).run();
+
+    assertThat(events).containsExactly("lease TAKEN", "call 30000ms", "lease LOST");
   }
 
   @Test

@@ -38,14 +38,25 @@ public class OutboxRecord {
   @Column(name = "payload", nullable = false, updatable = false)
   private String payload;
 
+  /** The W3C traceparent of the span the message was published in, or null. */
+  @Column(name = "trace_parent", updatable = false)
+  private String traceParent;
+
   protected OutboxRecord() {}
 
-  public OutboxRecord(String outbox, int partition, String groupKey, String type, String payload) {
+  public OutboxRecord(
+      String outbox,
+      int partition,
+      String groupKey,
+      String type,
+      String payload,
+      String traceParent) {
     this.outbox = outbox;
     this.partition = partition;
     this.groupKey = groupKey;
     this.type = type;
     this.payload = payload;
+    this.traceParent = traceParent;
   }
 
   public Long getId() {

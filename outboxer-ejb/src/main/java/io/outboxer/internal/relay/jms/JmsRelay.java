@@ -4,6 +4,7 @@ import static io.outboxer.internal.relay.support.MessageAttributes.ATTEMPT;
 import static io.outboxer.internal.relay.support.MessageAttributes.GROUP;
 import static io.outboxer.internal.relay.support.MessageAttributes.ID;
 import static io.outboxer.internal.relay.support.MessageAttributes.OUTBOX;
+import static io.outboxer.internal.relay.support.MessageAttributes.TRACE_PARENT;
 import static io.outboxer.internal.relay.support.MessageAttributes.TYPE;
 
 import io.outboxer.OutboxException;
@@ -134,6 +135,9 @@ public record JmsRelay(
     message.setStringProperty(OUTBOX, e.outbox());
     message.setStringProperty(TYPE, e.type());
     message.setIntProperty(ATTEMPT, e.attempt());
+    if (e.traceParent() != null) {
+      message.setStringProperty(TRACE_PARENT, e.traceParent());
+    }
     if (e.groupKey() != null) {
       message.setStringProperty(GROUP, e.groupKey());
       message.setStringProperty("JMSXGroupID", e.groupKey());

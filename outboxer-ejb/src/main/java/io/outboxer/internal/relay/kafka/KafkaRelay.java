@@ -2,6 +2,7 @@ package io.outboxer.internal.relay.kafka;
 
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.relay.support.BudgetedRelay;
+import io.outboxer.internal.relay.support.MessageAttributes;
 import io.outboxer.internal.rules.Deadline;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
@@ -37,11 +38,12 @@ import org.apache.kafka.common.serialization.StringSerializer;
 /**
  * Sends each batch to a Kafka topic in one Kafka transaction: record key = group key (null when
  * ungrouped), value = the JSON payload, headers {@value #ID}, {@value #OUTBOX}, {@value #TYPE},
- * {@value #ATTEMPT}. A message counts as confirmed only when the transaction holding it committed,
- * so consumers reading committed data never see a message behind a failed one of its group (ADR
- * 0004). A message is charged only for its own refusal (a record too large for the producer or the
- * topic, say): {@link TransactionRounds} pins a refusal to its record and sends the rest of the
- * batch again in new transactions; a batch that fails for any other reason charges nothing.
+ * {@value #ATTEMPT}, and {@value #TRACE_PARENT} for a message published inside a trace. A message
+ * counts as confirmed only when the transaction holding it committed, so consumers reading
+ * committed data never see a message behind a failed one of its group (ADR 0004). A message is
+ * charged only for its own refusal (a record too large for the producer or the topic, say): {@link
+ * TransactionRounds} pins a refusal to its record and sends the rest of the batch again in new
+ * transactions; a batch that fails for any other reason charges nothing.
  *
  * <p>One transactional producer per partition of the outbox, with the transactional id {@code
  * <prefix><outbox>-<partition>}: a partition has one worker in the cluster, and a worker that lost
@@ -61,6 +63,9 @@ public final class KafkaRelay implements BudgetedRelay {
   public static final String OUTBOX = "outboxer-outbox";
   public static final String TYPE = "outboxer-type";
   public static final String ATTEMPT = "outboxer-attempt";
+
+  /** The W3C trace context of the publishing span, for messages published inside a trace. */
+  public static final String TRACE_PARENT = MessageAttributes.TRACE_PARENT;
 
   private static final Logger LOG = Logger.getLogger(KafkaRelay.class.getName());
 
@@ -246,6 +251,9 @@ public final class KafkaRelay implements BudgetedRelay {
     record.headers().add(OUTBOX, e.outbox().getBytes(StandardCharsets.UTF_8));
     record.headers().add(TYPE, e.type().getBytes(StandardCharsets.UTF_8));
     record.headers().add(ATTEMPT, Integer.toString(e.attempt()).getBytes(StandardCharsets.UTF_8));
+    if (e.traceParent() != null) {
+      record.headers().add(TRACE_PARENT, e.traceParent().getBytes(StandardCharsets.UTF_8));
+    }
     return record;
   }
 

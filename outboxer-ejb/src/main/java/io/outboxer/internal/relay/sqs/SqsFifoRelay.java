@@ -4,6 +4,7 @@ import static io.outboxer.internal.relay.support.MessageAttributes.ATTEMPT;
 import static io.outboxer.internal.relay.support.MessageAttributes.GROUP;
 import static io.outboxer.internal.relay.support.MessageAttributes.ID;
 import static io.outboxer.internal.relay.support.MessageAttributes.OUTBOX;
+import static io.outboxer.internal.relay.support.MessageAttributes.TRACE_PARENT;
 import static io.outboxer.internal.relay.support.MessageAttributes.TYPE;
 
 import io.outboxer.internal.config.OutboxConfig;
@@ -231,6 +232,9 @@ public record SqsFifoRelay(SqsClient sqs, SqsQueue queue, Duration callBudget)
     attributes.put(ATTEMPT, number(e.attempt()));
     if (e.groupKey() != null) {
       attributes.put(GROUP, string(e.groupKey()));
+    }
+    if (e.traceParent() != null) {
+      attributes.put(TRACE_PARENT, string(e.traceParent()));
     }
     return SendMessageBatchRequestEntry.builder()
         .id(Long.toString(e.id()))

@@ -75,7 +75,10 @@ final class SqsRequests {
             + utf8(e.type())
             + MessageAttributes.ATTEMPT.length()
             + 11
-            + (e.groupKey() == null ? 0 : MessageAttributes.GROUP.length() + utf8(e.groupKey()));
+            + (e.groupKey() == null ? 0 : MessageAttributes.GROUP.length() + utf8(e.groupKey()))
+            + (e.traceParent() == null
+                ? 0
+                : MessageAttributes.TRACE_PARENT.length() + e.traceParent().length());
     return utf8(e.payload()) + attributes;
   }
 
