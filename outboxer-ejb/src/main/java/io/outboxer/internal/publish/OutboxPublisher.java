@@ -30,7 +30,7 @@ public class OutboxPublisher implements Outbox {
 
   static final int MAX_GROUP_KEY = 500;
   private static final String DEFAULT_OUTBOX = "default";
-  private static final Object WAKE_KEY = new Object();
+  private static final Object PUBLISHED_KEY = new Object();
 
   @Inject private OutboxerRuntime runtime;
   @Inject private MessageStore store;
@@ -89,13 +89,27 @@ public class OutboxPublisher implements Outbox {
           "OUTBOXER-2003 JSON-B cannot serialize " + type + ": " + e.getMessage(), e);
     }
     int partition = Partitioner.partitionOf(group, outbox.partitions());
+    PartitionRef where = new PartitionRef(outbox.name(), partition);
+    Published published = published();
+    // Commit-safe order (ADR 0008): the partition's lock before the id is drawn, the first id's
+    // lock right after. Messages without an ordering scope have no order to keep.
+    boolean announce =
+        outbox.waitsForWriters() && OrderingScope.of(outbox.ordering(), group) != null;
+    if (announce && published.locked.add(where)) {
+      store.lockPartition(outbox.name(), partition);
+    }
     long id =
         store.insert(
             new OutboxRecord(outbox.name(), partition, group, type, payload),
             outbox.serializeWrites()
                 ? OrderingScope.lockKey(outbox.name(), outbox.ordering(), group)
                 : null);
-    wakeAfterCommit(outbox.name(), partition);
+    if (announce && !published.idLocked) {
+      // Ids only grow within a transaction: its first one bounds all it draws later.
+      store.lockId(id);
+      published.idLocked = true;
+    }
+    published.toWake.add(where);
     return id;
   }
 
@@ -104,13 +118,16 @@ public class OutboxPublisher implements Outbox {
     return outboxed == null ? DEFAULT_OUTBOX : outboxed.value();
   }
 
-  private void wakeAfterCommit(String outbox, int partition) {
-    @SuppressWarnings("unchecked")
-    Set<PartitionRef> toWake = (Set<PartitionRef>) transactions.getResource(WAKE_KEY);
-    if (toWake == null) {
-      Set<PartitionRef> partitions = new LinkedHashSet<>();
-      toWake = partitions;
-      transactions.putResource(WAKE_KEY, partitions);
+  /**
+   * What the caller's transaction published so far; its partitions' workers are woken when it
+   * commits.
+   */
+  private Published published() {
+    Published published = (Published) transactions.getResource(PUBLISHED_KEY);
+    if (published == null) {
+      Published created = new Published();
+      published = created;
+      transactions.putResource(PUBLISHED_KEY, created);
       transactions.registerInterposedSynchronization(
           new Synchronization() {
             @Override
@@ -119,13 +136,20 @@ public class OutboxPublisher implements Outbox {
             @Override
             public void afterCompletion(int completion) {
               if (completion == Status.STATUS_COMMITTED) {
-                partitions.forEach(p -> runtime.wake(p.outbox(), p.partition()));
+                created.toWake.forEach(p -> runtime.wake(p.outbox(), p.partition()));
               }
             }
           });
     }
-    toWake.add(new PartitionRef(outbox, partition));
+    return published;
   }
 
   private record PartitionRef(String outbox, int partition) {}
+
+  /** One transaction's publishing: where it published, which locks it holds (ADR 0008). */
+  private static final class Published {
+    final Set<PartitionRef> toWake = new LinkedHashSet<>();
+    final Set<PartitionRef> locked = new LinkedHashSet<>();
+    boolean idLocked;
+  }
 }

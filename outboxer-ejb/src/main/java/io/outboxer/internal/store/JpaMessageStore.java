@@ -2,18 +2,23 @@ package io.outboxer.internal.store;
 
 import io.outboxer.internal.entity.OutboxRecord;
 import io.outboxer.internal.rules.BlockedGroups;
+import io.outboxer.internal.rules.CommitOrder;
 import io.outboxer.internal.rules.Completion;
+import io.outboxer.internal.rules.Deadline;
+import io.outboxer.internal.rules.InFlightBound;
 import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.OrderingScope;
 import io.outboxer.spi.Envelope;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /** The message rows through Hibernate and the dialect's statements. */
 @ApplicationScoped
@@ -21,6 +26,14 @@ public class JpaMessageStore implements MessageStore {
 
   /** The longest last error kept ({@code outboxer_message.last_error}). */
   static final int MAX_ERROR = 4000;
+
+  /**
+   * How long a batch read waits for the publishers that hold a partition's lock but show no id yet
+   * (a few statements' time, unless one stalls), and how long it pauses between two looks.
+   */
+  private static final Duration PATIENCE = Duration.ofMillis(250);
+
+  private static final long LOOK_AGAIN_MILLIS = 2;
 
   @Inject private NativeQueries sql;
 
@@ -34,20 +47,43 @@ public class JpaMessageStore implements MessageStore {
   }
 
   @Override
+  public void lockPartition(String outbox, int partition) {
+    if (sql.has(Sql.PARTITION_LOCK)) {
+      sql.column(Sql.PARTITION_LOCK, "space", CommitOrder.space(outbox), "partition", partition);
+    }
+  }
+
+  @Override
+  public void lockId(long id) {
+    if (sql.has(Sql.ID_LOCK)) {
+      sql.column(Sql.ID_LOCK, "high", CommitOrder.high(id), "low", CommitOrder.low(id));
+    }
+  }
+
+  @Override
   @Transactional
-  public Optional<List<Envelope>> nextBatch(Lease lease, Ordering ordering, int batchSize) {
+  public Optional<List<Envelope>> nextBatch(
+      Lease lease, Ordering ordering, int batchSize, boolean afterWriters) {
+    String outbox = lease.outbox();
+    int partition = lease.partition();
+    // Read before the rows, which the statements below then see as of after this look.
+    OptionalLong bound =
+        afterWriters && sql.has(Sql.IN_FLIGHT)
+            ? inFlightBound(outbox, partition)
+            : OptionalLong.of(Long.MAX_VALUE);
+    if (bound.isEmpty()) {
+      return Optional.of(List.of());
+    }
     if (sql.updateFenced(Sql.FENCE, lease) != 1) {
       return Optional.empty();
     }
-    String outbox = lease.outbox();
-    int partition = lease.partition();
     sql.update(Sql.PROMOTE_DUE, "outbox", outbox, "partition", partition);
     if (ordering == Ordering.TOTAL
         && !sql.column(Sql.HEAD_WAITS, "outbox", outbox, "partition", partition).isEmpty()) {
       return Optional.of(List.of());
     }
     while (true) {
-      List<Envelope> read = readReady(outbox, partition, ordering, batchSize);
+      List<Envelope> read = readReady(outbox, partition, ordering, batchSize, bound.getAsLong());
       if (ordering != Ordering.GROUP) {
         return Optional.of(read);
       }
@@ -77,9 +113,69 @@ public class JpaMessageStore implements MessageStore {
     return sql.update(Sql.RELEASE_OUTBOX_HELD, "outbox", outbox);
   }
 
-  private List<Envelope> readReady(String outbox, int partition, Ordering ordering, int limit) {
+  /**
+   * The id from which a transaction still in flight may yet commit rows in the partition (ADR
+   * 0008), or empty when a holder of the partition's lock showed no id within {@link #PATIENCE}.
+   */
+  private OptionalLong inFlightBound(String outbox, int partition) {
+    int space = CommitOrder.space(outbox);
+    long lastId = sql.number(Sql.LAST_ID).longValue();
+    InFlightBound bound = new InFlightBound(lastId, holders(space, partition));
+    Deadline patience = Deadline.in(PATIENCE);
+    while (!bound.settled()) {
+      if (patience.passed()) {
+        return OptionalLong.empty();
+      }
+      try {
+        Thread.sleep(LOOK_AGAIN_MILLIS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return OptionalLong.empty();
+      }
+      bound.reread(holders(space, partition));
+    }
+    return OptionalLong.of(bound.bound());
+  }
+
+  private Map<String, Long> holders(int space, int partition) {
+    Map<String, Long> holders = new HashMap<>();
+    for (Object[] row : sql.rows(Sql.IN_FLIGHT, "space", space, "partition", partition)) {
+      holders.put((String) row[0], id(row[1]));
+    }
+    return holders;
+  }
+
+  @Override
+  @Transactional
+  public List<InFlightPublish> oldestInFlight(String outbox) {
+    if (!sql.has(Sql.OLDEST_IN_FLIGHT)) {
+      return List.of();
+    }
+    List<InFlightPublish> oldest = new ArrayList<>();
+    for (Object[] row : sql.rows(Sql.OLDEST_IN_FLIGHT, "space", CommitOrder.space(outbox))) {
+      oldest.add(
+          new InFlightPublish(
+              ((Number) row[0]).intValue(),
+              ((Number) row[1]).longValue(),
+              row[2] == null ? null : ((Number) row[2]).intValue(),
+              id(row[3])));
+    }
+    return oldest;
+  }
+
+  private List<Envelope> readReady(
+      String outbox, int partition, Ordering ordering, int limit, long bound) {
     List<Object[]> rows =
-        sql.rows(Sql.READ_READY, "outbox", outbox, "partition", partition, "limit", limit);
+        sql.rows(
+            Sql.READ_READY,
+            "outbox",
+            outbox,
+            "partition",
+            partition,
+            "bound",
+            bound,
+            "limit",
+            limit);
     List<Envelope> batch = new ArrayList<>(rows.size());
     for (Object[] row : rows) {
       String group = (String) row[1];

@@ -22,6 +22,20 @@ public interface MessageStore {
   long insert(OutboxRecord record, Long lockKey);
 
   /**
+   * Takes, in the caller's transaction, the shared lock on {@code outbox}'s {@code partition} that
+   * tells workers a transaction may be drawing an id there (ADR 0008): before the insert. Nothing
+   * where the database has one writer at a time.
+   */
+  void lockPartition(String outbox, int partition);
+
+  /**
+   * Takes, in the caller's transaction, the lock that shows workers the first id it drew after
+   * taking a partition lock (ADR 0008): right after the insert. Nothing where the database has one
+   * writer at a time.
+   */
+  void lockId(long id);
+
+  /**
    * Reads the next batch of {@code lease}'s partition in id order, in a transaction of its own that
    * first checks the lease: heads whose retry time has come are ready again; with group ordering,
    * rows met behind a blocked head of their group are held (once each) and left out, and the held
@@ -29,10 +43,21 @@ public interface MessageStore {
    * read while a head waits. The cost does not grow with the rows held behind blocked heads (ADR
    * 0002). Each envelope's attempt is its row's failed attempts plus one.
    *
+   * <p>With {@code afterWriters}, where writers are not serialized by the database, nothing is read
+   * from the smallest id that a transaction still in flight may commit in the partition on (ADR
+   * 0008); when a publisher's id stays unknown for a moment, nothing is read this time.
+   *
    * @return the batch (empty when nothing is due), or empty when the lease was no longer valid, in
    *     which case nothing was changed
    */
-  Optional<List<Envelope>> nextBatch(Lease lease, Ordering ordering, int batchSize);
+  Optional<List<Envelope>> nextBatch(
+      Lease lease, Ordering ordering, int batchSize, boolean afterWriters);
+
+  /**
+   * Per partition of {@code outbox} in which a transaction that published is still in flight, the
+   * oldest such publish (ADR 0008); empty where the database has one writer at a time.
+   */
+  List<InFlightPublish> oldestInFlight(String outbox);
 
   /**
    * Makes every held row of {@code outbox} ready: held rows wait behind a failing head of their
