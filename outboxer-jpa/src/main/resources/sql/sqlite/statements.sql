@@ -4,7 +4,7 @@
 -- one JSON array, so each statement has one text whatever the list's length.
 
 -- SQLite has one writer at a time, so id order is commit order: publishers need no lock and
--- workers need not look for transactions in flight (no GROUP_LOCK, PARTITION_LOCK, ID_LOCK,
+-- workers need not look for transactions in flight (no GROUP_LOCK, ANNOUNCE, PARTITION_LOCK,
 -- LAST_ID, IN_FLIGHT or OLDEST_IN_FLIGHT statement).
 
 -- name: PROMOTE_DUE

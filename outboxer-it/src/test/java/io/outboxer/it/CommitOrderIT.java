@@ -35,6 +35,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.eclipse.microprofile.health.Readiness;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
@@ -62,7 +63,7 @@ class CommitOrderIT {
 
   @Inject Outbox outbox;
   @Inject UserTransaction tx;
-  @Inject OutboxerReadiness readiness;
+  @Inject @Readiness OutboxerReadiness readiness;
 
   private final String run = "commit-" + UUID.randomUUID() + "-";
 
@@ -104,7 +105,7 @@ class CommitOrderIT {
           Writers.run(
               16,
               groupPerPartition(),
-              5_000,
+              4_000,
               PAUSE,
               (group, seq) -> outbox.publish(new ItEvents.CommitOff(group, seq)));
       Map<String, List<Long>> arrived = readKafka(consumer, published, Duration.ofSeconds(60));
@@ -124,7 +125,7 @@ class CommitOrderIT {
         Writers.run(
             16,
             groupPerPartition(),
-            5_000,
+            2_000,
             PAUSE,
             (group, seq) -> outbox.publish(new ItEvents.CommitJms(group, seq)));
     Set<Long> expected = ids(published);
@@ -185,7 +186,9 @@ class CommitOrderIT {
           .as("readiness names the open transaction")
           .hasEntrySatisfying(
               "inflight.it-commit.partition.0",
-              v -> assertThat(v).startsWith("id " + open.id() + ", transaction open "));
+              v ->
+                  assertThat(String.valueOf(v))
+                      .startsWith("from id " + open.id() + ", transaction open "));
 
       // Held for 30 s in all; until then its partition shows nothing of what came behind it.
       await()
@@ -221,7 +224,8 @@ class CommitOrderIT {
     long behind = publishGroup(group, 1);
     String where = "inflight.it-group.partition." + Partitioner.partitionOf(group, 2);
     assertThat(readiness())
-        .hasEntrySatisfying(where, v -> assertThat(v).startsWith("id " + open.id() + ","));
+        .hasEntrySatisfying(
+            where, v -> assertThat(String.valueOf(v)).startsWith("from id " + open.id() + ","));
     await()
         .during(Duration.ofSeconds(1))
         .atMost(Duration.ofSeconds(3))
@@ -250,11 +254,12 @@ class CommitOrderIT {
     String where = "inflight.it-group.partition." + Partitioner.partitionOf(group, 2);
     Map<String, Object> data = readiness();
     assertThat(data)
-        .hasEntrySatisfying(where, v -> assertThat(v).startsWith("id " + open.id() + ","));
+        .hasEntrySatisfying(
+            where, v -> assertThat(String.valueOf(v)).startsWith("from id " + open.id() + ","));
     Matcher backend = BACKEND.matcher((String) data.get(where));
     assertThat(backend.find()).isTrue();
     int pid = Integer.parseInt(backend.group(1));
-    assertThat(advisoryLocksOf(pid)).as("the partition's lock and the id's").isEqualTo(2);
+    assertThat(advisoryLocksOf(pid)).as("the partition's lock and the ids' bound").isEqualTo(2);
     await()
         .during(Duration.ofMillis(500))
         .atMost(Duration.ofSeconds(2))

@@ -54,9 +54,9 @@ public class OutboxerReadiness implements HealthCheck {
     return response.build();
   }
 
-  /** "id 42, transaction open 31200ms, backend 5120": what an operator needs to find it. */
+  /** "from id 42, transaction open 31200ms, backend 5120": what an operator needs to find it. */
   static String describe(InFlightPublish p) {
-    return "id "
+    return "from id "
         + p.id()
         + (p.openMillis() == null ? "" : ", transaction open " + p.openMillis() + "ms")
         + (p.backend() == null ? ", a prepared transaction" : ", backend " + p.backend());

@@ -91,12 +91,13 @@ public class OutboxPublisher implements Outbox {
     int partition = Partitioner.partitionOf(group, outbox.partitions());
     PartitionRef where = new PartitionRef(outbox.name(), partition);
     Published published = published();
-    // Commit-safe order (ADR 0008): the partition's lock before the id is drawn, the first id's
-    // lock right after. Messages without an ordering scope have no order to keep.
-    boolean announce =
-        outbox.waitsForWriters() && OrderingScope.of(outbox.ordering(), group) != null;
-    if (announce && published.locked.add(where)) {
-      store.lockPartition(outbox.name(), partition);
+    // Commit-safe order (ADR 0008): before the insert, tell workers that this transaction may
+    // commit ids from the sequence's next value on in this partition. Messages without an
+    // ordering scope have no order to keep.
+    if (outbox.waitsForWriters()
+        && OrderingScope.of(outbox.ordering(), group) != null
+        && published.announced.add(where)) {
+      store.announce(outbox.name(), partition, published.announced.size() == 1);
     }
     long id =
         store.insert(
@@ -104,11 +105,6 @@ public class OutboxPublisher implements Outbox {
             outbox.serializeWrites()
                 ? OrderingScope.lockKey(outbox.name(), outbox.ordering(), group)
                 : null);
-    if (announce && !published.idLocked) {
-      // Ids only grow within a transaction: its first one bounds all it draws later.
-      store.lockId(id);
-      published.idLocked = true;
-    }
     published.toWake.add(where);
     return id;
   }
@@ -146,10 +142,9 @@ public class OutboxPublisher implements Outbox {
 
   private record PartitionRef(String outbox, int partition) {}
 
-  /** One transaction's publishing: where it published, which locks it holds (ADR 0008). */
+  /** One transaction's publishing: where it published, where it announced itself (ADR 0008). */
   private static final class Published {
     final Set<PartitionRef> toWake = new LinkedHashSet<>();
-    final Set<PartitionRef> locked = new LinkedHashSet<>();
-    boolean idLocked;
+    final Set<PartitionRef> announced = new LinkedHashSet<>();
   }
 }

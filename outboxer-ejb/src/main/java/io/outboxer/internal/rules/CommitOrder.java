@@ -1,16 +1,16 @@
 package io.outboxer.internal.rules;
 
 /**
- * The keys of the locks that keep delivery in commit order without serializing writers (ADR 0008).
- * A publisher takes a shared transaction-scoped lock on its partition before the database draws the
- * row's id, and an exclusive one on the first id its transaction drew right after; a worker reads
- * the id sequence's last value, then the locks, and hands over only rows below the smallest id in
- * flight in its partition and below that last value plus one ({@link InFlightBound}).
+ * Commit-safe order without serialized writers (ADR 0008). A publishing transaction first takes, in
+ * one statement, a shared lock on the id sequence's next value (a lower bound of every id it will
+ * draw) and a shared lock on its partition, then inserts; a worker reads the sequence's last value,
+ * then the locks, and hands over only rows below the smallest bound locked by a holder of its
+ * partition's lock and below that last value plus one.
  *
  * <p>Both are PostgreSQL advisory locks of the two-integer form, which the one-bigint form of the
- * serialize-writes lock ({@link OrderingScope#lockKey}) can never meet. A partition's lock is
- * ({@link #space space}, partition), whose first key is negative; an id's lock is (its high 32
- * bits, its low 32 bits), whose first key never is: ids are positive.
+ * serialize-writes lock ({@link OrderingScope#lockKey}) never meets. A partition's lock is ({@link
+ * #space space}, partition), whose first key is negative; an id's is (its high 32 bits, its low 32
+ * bits), whose first key never is: ids are positive.
  */
 public final class CommitOrder {
 
@@ -25,16 +25,16 @@ public final class CommitOrder {
     return Partitioner.hash32(outbox) | Integer.MIN_VALUE;
   }
 
-  /** The first key of the lock on {@code id}: its high 32 bits. */
-  public static int high(long id) {
-    if (id <= 0) {
-      throw new IllegalArgumentException("ids are positive, not " + id);
-    }
-    return (int) (id >>> 32);
-  }
-
-  /** The second key of the lock on {@code id}: its low 32 bits. */
-  public static int low(long id) {
-    return (int) id;
+  /**
+   * The smallest id a worker must not hand over yet: rows below it are final.
+   *
+   * @param lastId the id sequence's last value (0 before the first), read before the locks: every
+   *     id up to it was drawn by a transaction that had locked its bound before, so that it has
+   *     ended or shows in the locks
+   * @param smallestInFlight the smallest bound locked by a transaction holding the partition's
+   *     lock, or null when none does
+   */
+  public static long bound(long lastId, Long smallestInFlight) {
+    return smallestInFlight == null ? lastId + 1 : Math.min(lastId + 1, smallestInFlight);
   }
 }

@@ -1,11 +1,12 @@
 package io.outboxer.internal.store;
 
 /**
- * The oldest publish still in flight in a partition: the smallest id its transaction drew, which
- * holds back the partition's rows from that id on until the transaction ends (ADR 0008).
+ * The oldest publishing transaction still in flight in a partition, which holds back the
+ * partition's rows from {@code id} on until it ends (ADR 0008).
  *
  * @param partition the partition
- * @param id the smallest id the transaction locked
+ * @param id the lower bound of the ids it may commit (the identity's next value when it first
+ *     published): its first id, or a little below when other transactions drew ids meanwhile
  * @param backend the PostgreSQL backend (pid) running the transaction, null for a prepared one
  * @param openMillis how long the transaction has been open, null when the database does not say
  */

@@ -4,21 +4,17 @@ import io.outboxer.internal.entity.OutboxRecord;
 import io.outboxer.internal.rules.BlockedGroups;
 import io.outboxer.internal.rules.CommitOrder;
 import io.outboxer.internal.rules.Completion;
-import io.outboxer.internal.rules.Deadline;
-import io.outboxer.internal.rules.InFlightBound;
 import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.OrderingScope;
 import io.outboxer.spi.Envelope;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /** The message rows through Hibernate and the dialect's statements. */
 @ApplicationScoped
@@ -26,14 +22,6 @@ public class JpaMessageStore implements MessageStore {
 
   /** The longest last error kept ({@code outboxer_message.last_error}). */
   static final int MAX_ERROR = 4000;
-
-  /**
-   * How long a batch read waits for the publishers that hold a partition's lock but show no id yet
-   * (a few statements' time, unless one stalls), and how long it pauses between two looks.
-   */
-  private static final Duration PATIENCE = Duration.ofMillis(250);
-
-  private static final long LOOK_AGAIN_MILLIS = 2;
 
   @Inject private NativeQueries sql;
 
@@ -47,16 +35,14 @@ public class JpaMessageStore implements MessageStore {
   }
 
   @Override
-  public void lockPartition(String outbox, int partition) {
-    if (sql.has(Sql.PARTITION_LOCK)) {
-      sql.column(Sql.PARTITION_LOCK, "space", CommitOrder.space(outbox), "partition", partition);
-    }
-  }
-
-  @Override
-  public void lockId(long id) {
-    if (sql.has(Sql.ID_LOCK)) {
-      sql.column(Sql.ID_LOCK, "high", CommitOrder.high(id), "low", CommitOrder.low(id));
+  public void announce(String outbox, int partition, boolean first) {
+    if (sql.has(Sql.ANNOUNCE)) {
+      sql.column(
+          first ? Sql.ANNOUNCE : Sql.PARTITION_LOCK,
+          "space",
+          CommitOrder.space(outbox),
+          "partition",
+          partition);
     }
   }
 
@@ -67,13 +53,8 @@ public class JpaMessageStore implements MessageStore {
     String outbox = lease.outbox();
     int partition = lease.partition();
     // Read before the rows, which the statements below then see as of after this look.
-    OptionalLong bound =
-        afterWriters && sql.has(Sql.IN_FLIGHT)
-            ? inFlightBound(outbox, partition)
-            : OptionalLong.of(Long.MAX_VALUE);
-    if (bound.isEmpty()) {
-      return Optional.of(List.of());
-    }
+    long bound =
+        afterWriters && sql.has(Sql.IN_FLIGHT) ? inFlightBound(outbox, partition) : Long.MAX_VALUE;
     if (sql.updateFenced(Sql.FENCE, lease) != 1) {
       return Optional.empty();
     }
@@ -83,7 +64,7 @@ public class JpaMessageStore implements MessageStore {
       return Optional.of(List.of());
     }
     while (true) {
-      List<Envelope> read = readReady(outbox, partition, ordering, batchSize, bound.getAsLong());
+      List<Envelope> read = readReady(outbox, partition, ordering, batchSize, bound);
       if (ordering != Ordering.GROUP) {
         return Optional.of(read);
       }
@@ -115,34 +96,13 @@ public class JpaMessageStore implements MessageStore {
 
   /**
    * The id from which a transaction still in flight may yet commit rows in the partition (ADR
-   * 0008), or empty when a holder of the partition's lock showed no id within {@link #PATIENCE}.
+   * 0008): the identity's last value first, then the locks.
    */
-  private OptionalLong inFlightBound(String outbox, int partition) {
-    int space = CommitOrder.space(outbox);
+  private long inFlightBound(String outbox, int partition) {
     long lastId = sql.number(Sql.LAST_ID).longValue();
-    InFlightBound bound = new InFlightBound(lastId, holders(space, partition));
-    Deadline patience = Deadline.in(PATIENCE);
-    while (!bound.settled()) {
-      if (patience.passed()) {
-        return OptionalLong.empty();
-      }
-      try {
-        Thread.sleep(LOOK_AGAIN_MILLIS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return OptionalLong.empty();
-      }
-      bound.reread(holders(space, partition));
-    }
-    return OptionalLong.of(bound.bound());
-  }
-
-  private Map<String, Long> holders(int space, int partition) {
-    Map<String, Long> holders = new HashMap<>();
-    for (Object[] row : sql.rows(Sql.IN_FLIGHT, "space", space, "partition", partition)) {
-      holders.put((String) row[0], id(row[1]));
-    }
-    return holders;
+    List<Object> smallest =
+        sql.column(Sql.IN_FLIGHT, "space", CommitOrder.space(outbox), "partition", partition);
+    return CommitOrder.bound(lastId, id(smallest.get(0)));
   }
 
   @Override

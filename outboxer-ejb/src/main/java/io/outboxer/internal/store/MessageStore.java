@@ -22,18 +22,12 @@ public interface MessageStore {
   long insert(OutboxRecord record, Long lockKey);
 
   /**
-   * Takes, in the caller's transaction, the shared lock on {@code outbox}'s {@code partition} that
-   * tells workers a transaction may be drawing an id there (ADR 0008): before the insert. Nothing
-   * where the database has one writer at a time.
+   * Tells workers, in the caller's transaction and before its insert into {@code outbox}'s {@code
+   * partition}, that the transaction may commit rows there from the id sequence's next value on
+   * (ADR 0008): with {@code first}, the lock on that lower bound of its ids and the partition's;
+   * else the partition's alone. Nothing where the database has one writer at a time.
    */
-  void lockPartition(String outbox, int partition);
-
-  /**
-   * Takes, in the caller's transaction, the lock that shows workers the first id it drew after
-   * taking a partition lock (ADR 0008): right after the insert. Nothing where the database has one
-   * writer at a time.
-   */
-  void lockId(long id);
+  void announce(String outbox, int partition, boolean first);
 
   /**
    * Reads the next batch of {@code lease}'s partition in id order, in a transaction of its own that
@@ -45,7 +39,7 @@ public interface MessageStore {
    *
    * <p>With {@code afterWriters}, where writers are not serialized by the database, nothing is read
    * from the smallest id that a transaction still in flight may commit in the partition on (ADR
-   * 0008); when a publisher's id stays unknown for a moment, nothing is read this time.
+   * 0008).
    *
    * @return the batch (empty when nothing is due), or empty when the lease was no longer valid, in
    *     which case nothing was changed

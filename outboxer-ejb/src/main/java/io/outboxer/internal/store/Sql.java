@@ -9,13 +9,16 @@ public enum Sql {
    * Takes a transaction-scoped lock on {@code :key}; absent where writers are serialized anyway.
    */
   GROUP_LOCK(true),
-  /** Takes the shared lock of a partition before an id is drawn (ADR 0008); absent likewise. */
+  /**
+   * Takes the locks of a transaction's first insert with an ordering scope: its ids' lower bound
+   * and its partition (ADR 0008); absent likewise.
+   */
+  ANNOUNCE(true),
+  /** Takes the lock of a further partition before an insert into it (ADR 0008); absent likewise. */
   PARTITION_LOCK(true),
-  /** Takes the lock on a transaction's first id (ADR 0008); absent likewise. */
-  ID_LOCK(true),
   /** The last id the table's identity gave (ADR 0008); absent likewise. */
   LAST_ID(true),
-  /** The transactions holding a partition's lock, with their smallest ids (ADR 0008). */
+  /** The smallest id bound locked by a holder of a partition's lock (ADR 0008). */
   IN_FLIGHT(true),
   /** Per partition, the smallest id in flight and its transaction (ADR 0008). */
   OLDEST_IN_FLIGHT(true),

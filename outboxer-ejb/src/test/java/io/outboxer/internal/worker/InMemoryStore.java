@@ -75,12 +75,7 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   }
 
   @Override
-  public void lockPartition(String outbox, int partition) {
-    throw new UnsupportedOperationException("workers do not publish");
-  }
-
-  @Override
-  public void lockId(long id) {
+  public void announce(String outbox, int partition, boolean first) {
     throw new UnsupportedOperationException("workers do not publish");
   }
 

@@ -54,8 +54,8 @@ public final class OpenTransaction {
   }
 
   /** The id {@code publish} returned. */
-  public long id() throws Exception {
-    return published.get();
+  public long id() {
+    return published.join();
   }
 
   /** Commits, and returns once the transaction ended. */

@@ -1,6 +1,6 @@
 package io.outboxer.it.support;
 
-import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,8 +54,10 @@ public final class Writers {
   public static Run run(
       int publishers, List<String> groups, int messages, Duration maxPause, Publisher publisher)
       throws Exception {
-    ManagedExecutorService executor =
-        InitialContext.doLookup("java:comp/DefaultManagedExecutorService");
+    // Threads of their own, all running at once (the managed executor's pool grows slowly).
+    ManagedThreadFactory threadFactory =
+        InitialContext.doLookup("java:comp/DefaultManagedThreadFactory");
+    ExecutorService executor = Executors.newFixedThreadPool(publishers, threadFactory);
     Map<String, List<Long>> committed = new ConcurrentHashMap<>();
     groups.forEach(g -> committed.put(g, Collections.synchronizedList(new ArrayList<>())));
     AtomicInteger count = new AtomicInteger();
@@ -87,8 +91,12 @@ public final class Writers {
                 return null;
               }));
     }
-    for (Future<?> t : threads) {
-      t.get();
+    try {
+      for (Future<?> t : threads) {
+        t.get();
+      }
+    } finally {
+      executor.shutdownNow();
     }
     Map<String, List<Long>> byGroup = new LinkedHashMap<>();
     groups.forEach(g -> byGroup.put(g, List.copyOf(committed.get(g))));
