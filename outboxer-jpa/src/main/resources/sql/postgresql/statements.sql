@@ -7,6 +7,60 @@
 -- name: GROUP_LOCK
 select 1 from pg_advisory_xact_lock(:key)
 
+-- Commit-safe order without serialized writers (ADR 0010). Before its first insert of a message
+-- with an ordering scope, a transaction takes, in one statement, a shared lock on the identity's
+-- next value (a lower bound of every id it will draw: ids only grow) and a shared lock on the
+-- message's partition; before its first insert into each further partition, that partition's lock.
+-- All are advisory locks of the two-integer form, which the bigint form of GROUP_LOCK never meets:
+-- a partition's is (:space, partition) with a negative :space, an id's is (high 32 bits, low 32
+-- bits), never negative first. Shared locks never wait for each other.
+
+-- name: ANNOUNCE
+select 1
+  from (select coalesce(pg_sequence_last_value(cast(pg_get_serial_sequence('outboxer_message', 'id') as regclass)), 0) + 1 as b) f,
+       lateral pg_advisory_xact_lock_shared(cast(f.b >> 32 as integer), cast(cast(f.b as bit(32)) as integer)) i,
+       lateral pg_advisory_xact_lock_shared(cast(:space as integer), cast(:partition as integer)) p
+
+-- name: PARTITION_LOCK
+select 1 from pg_advisory_xact_lock_shared(cast(:space as integer), cast(:partition as integer))
+
+-- The last id the identity gave, whoever drew it (0 before the first). A worker reads it before
+-- IN_FLIGHT: every id up to it was drawn by a transaction that had taken its locks before, so that
+-- it has ended (and is visible, or rolled back) or shows in IN_FLIGHT.
+-- name: LAST_ID
+select coalesce(pg_sequence_last_value(cast(pg_get_serial_sequence('outboxer_message', 'id') as regclass)), 0)
+
+-- The smallest id bound locked by a transaction that holds the lock of partition
+-- (:space, :partition), or null. One read of the lock table: pg_locks is not transactional, each
+-- call reads it as it is now. A holder that shows no bound yet is taking its locks and has drawn no
+-- id: it will draw above the last value read before.
+-- name: IN_FLIGHT
+with l as materialized (
+  select cast(classid as bigint) as k1, cast(objid as bigint) as k2, virtualtransaction as tx
+    from pg_locks
+   where locktype = 'advisory' and objsubid = 2 and mode = 'ShareLock' and granted
+     and database = (select oid from pg_database where datname = current_database()))
+select min((i.k1 << 32) | i.k2)
+  from l p join l i on i.tx = p.tx and i.k1 < 2147483648
+ where p.k2 = :partition and p.k1 = cast(cast(cast(:space as integer) as oid) as bigint)
+
+-- Per partition of the outbox whose partition locks are (:space, n): the smallest id bound in
+-- flight, the backend of the transaction that holds it (null for a prepared transaction) and how
+-- long that transaction has been open, in milliseconds.
+-- name: OLDEST_IN_FLIGHT
+with l as materialized (
+  select cast(classid as bigint) as k1, cast(objid as bigint) as k2, virtualtransaction as tx, pid
+    from pg_locks
+   where locktype = 'advisory' and objsubid = 2 and mode = 'ShareLock' and granted
+     and database = (select oid from pg_database where datname = current_database()))
+select distinct on (p.k2) p.k2, (i.k1 << 32) | i.k2, p.pid,
+       cast(extract(epoch from clock_timestamp() - a.xact_start) * 1000 as bigint)
+  from l p
+  join l i on i.tx = p.tx and i.k1 < 2147483648
+  left join pg_stat_activity a on a.pid = p.pid
+ where p.k1 = cast(cast(cast(:space as integer) as oid) as bigint)
+ order by p.k2, (i.k1 << 32) | i.k2
+
 -- name: PROMOTE_DUE
 update outboxer_message set state = 0
  where outbox = :outbox and partition_no = :partition and state = 3
@@ -16,9 +70,10 @@ update outboxer_message set state = 0
 select id from outboxer_message
  where outbox = :outbox and partition_no = :partition and state = 3 limit 1
 
+-- Below :bound only: ids at and above it may still have a lower id in flight (ADR 0010).
 -- name: READ_READY
 select id, group_key, message_type, payload, attempts, trace_parent from outboxer_message
- where outbox = :outbox and partition_no = :partition and state < 1
+ where outbox = :outbox and partition_no = :partition and state < 1 and id < :bound
  order by state, id limit :limit
 
 -- name: BLOCKED_FROM

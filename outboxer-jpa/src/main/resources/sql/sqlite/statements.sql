@@ -3,7 +3,9 @@
 -- the database clock, which has one value per statement. Lists of ids or group keys are bound as
 -- one JSON array, so each statement has one text whatever the list's length.
 
--- SQLite has one writer at a time: publishers need no lock (no GROUP_LOCK statement).
+-- SQLite has one writer at a time, so id order is commit order: publishers need no lock and
+-- workers need not look for transactions in flight (no GROUP_LOCK, ANNOUNCE, PARTITION_LOCK,
+-- LAST_ID, IN_FLIGHT or OLDEST_IN_FLIGHT statement).
 
 -- name: PROMOTE_DUE
 update outboxer_message set state = 0
@@ -16,7 +18,7 @@ select id from outboxer_message
 
 -- name: READ_READY
 select id, group_key, message_type, payload, attempts, trace_parent from outboxer_message
- where outbox = :outbox and partition_no = :partition and state < 1
+ where outbox = :outbox and partition_no = :partition and state < 1 and id < :bound
  order by state, id limit :limit
 
 -- name: BLOCKED_FROM

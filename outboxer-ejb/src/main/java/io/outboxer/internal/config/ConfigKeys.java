@@ -33,7 +33,8 @@ final class ConfigKeys {
           "backoff.min",
           "backoff.max",
           "batch-size",
-          "serialize-writes");
+          "serialize-writes",
+          "wait-for-writers");
 
   /**
    * The built-in relays' settings that have hyphens: an environment variable's name writes them

@@ -159,6 +159,7 @@ public record EngineConfig(
     }
     int batchSize = reader.integer(p + "batch-size", 100, 1, 10_000);
     boolean serializeWrites = reader.bool(p + "serialize-writes", false);
+    boolean waitForWriters = reader.bool(p + "wait-for-writers", true);
     String relay =
         reader
             .required(
@@ -188,6 +189,7 @@ public record EngineConfig(
         backoffMax,
         batchSize,
         serializeWrites,
+        waitForWriters,
         relay,
         Collections.unmodifiableMap(relaySettings));
   }

@@ -19,6 +19,8 @@ import java.util.Map;
  * @param backoffMax {@code backoff.max}: the longest retry delay, default 60s
  * @param batchSize {@code batch-size}: messages per relay call and per transaction, default 100
  * @param serializeWrites {@code serialize-writes}: take a group lock before inserting (PostgreSQL)
+ * @param waitForWriters {@code wait-for-writers}: workers hand over nothing that a transaction
+ *     still in flight could commit a lower id behind (PostgreSQL, ADR 0010), default true
  * @param relay {@code relay}: the relay's name (jms, kafka, sqs or a RelayProvider's)
  * @param relaySettings every {@code relay.<relay>.*} key, with that prefix removed
  */
@@ -31,8 +33,18 @@ public record OutboxConfig(
     Duration backoffMax,
     int batchSize,
     boolean serializeWrites,
+    boolean waitForWriters,
     String relay,
     Map<String, String> relaySettings) {
+
+  /**
+   * True when publishers announce their transactions and workers wait for them (ADR 0010): asked
+   * for, and needed, which it is not without ordering nor when writers queue behind the group lock
+   * ({@code serialize-writes}), whose id order already is commit order.
+   */
+  public boolean waitsForWriters() {
+    return waitForWriters && !serializeWrites && ordering != Ordering.NONE;
+  }
 
   /** What the outbox does with a failed message. */
   public RetryPolicy retryPolicy() {

@@ -1,7 +1,10 @@
 package io.outboxer.internal.health;
 
+import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.OutboxerRuntime;
 import io.outboxer.internal.store.Database;
+import io.outboxer.internal.store.InFlightPublish;
+import io.outboxer.internal.store.MessageStore;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.Map;
@@ -13,7 +16,8 @@ import org.eclipse.microprofile.health.Readiness;
 /**
  * Ready when the database answers, Outboxer's tables exist and no outbox was refused at startup (a
  * changed partition count on a live backlog). Partitions whose relay is unavailable are listed in
- * the data, without making the server unready.
+ * the data, without making the server unready, and so is, per partition, the oldest publishing
+ * transaction still in flight, which holds back the partition's rows from its id on (ADR 0010).
  */
 @Readiness
 @ApplicationScoped
@@ -21,6 +25,7 @@ public class OutboxerReadiness implements HealthCheck {
 
   @Inject private Database database;
   @Inject private OutboxerRuntime runtime;
+  @Inject private MessageStore messages;
 
   @Override
   public HealthCheckResponse call() {
@@ -36,6 +41,24 @@ public class OutboxerReadiness implements HealthCheck {
     // A destination's outage is shown but keeps the server ready: taking the application out of
     // the load balancer would not bring the destination back.
     runtime.unavailableRelays().forEach((where, why) -> response.withData("relay." + where, why));
+    if (problem == null) {
+      for (OutboxConfig outbox : runtime.settings().outboxes().values()) {
+        if (outbox.waitsForWriters()) {
+          for (InFlightPublish p : messages.oldestInFlight(outbox.name())) {
+            response.withData(
+                "inflight." + outbox.name() + ".partition." + p.partition(), describe(p));
+          }
+        }
+      }
+    }
     return response.build();
+  }
+
+  /** "from id 42, transaction open 31200ms, backend 5120": what an operator needs to find it. */
+  static String describe(InFlightPublish p) {
+    return "from id "
+        + p.id()
+        + (p.openMillis() == null ? "" : ", transaction open " + p.openMillis() + "ms")
+        + (p.backend() == null ? ", a prepared transaction" : ", backend " + p.backend());
   }
 }

@@ -20,6 +20,8 @@ import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * The {@link Outbox} bean: validates, serializes, partitions and inserts in the caller's JTA tx.
@@ -29,6 +31,7 @@ public class OutboxPublisher implements Outbox {
 
   static final int MAX_GROUP_KEY = 500;
   private static final String DEFAULT_OUTBOX = "default";
+  private static final Object ANNOUNCED_KEY = new Object();
 
   @Inject private OutboxerRuntime runtime;
   @Inject private MessageStore store;
@@ -88,6 +91,16 @@ public class OutboxPublisher implements Outbox {
           "OUTBOXER-2003 JSON-B cannot serialize " + type + ": " + e.getMessage(), e);
     }
     int partition = Partitioner.partitionOf(group, outbox.partitions());
+    PartitionRef where = new PartitionRef(outbox.name(), partition);
+    Set<PartitionRef> announced = announced();
+    // Commit-safe order (ADR 0010): before the insert, tell workers that this transaction may
+    // commit ids from the sequence's next value on in this partition. Messages without an
+    // ordering scope have no order to keep.
+    if (outbox.waitsForWriters()
+        && OrderingScope.of(outbox.ordering(), group) != null
+        && announced.add(where)) {
+      store.announce(outbox.name(), partition, announced.size() == 1);
+    }
     long id =
         store.insert(
             new OutboxRecord(
@@ -104,4 +117,17 @@ public class OutboxPublisher implements Outbox {
     Outboxed outboxed = type.getAnnotation(Outboxed.class);
     return outboxed == null ? DEFAULT_OUTBOX : outboxed.value();
   }
+
+  /** The partitions where the caller's transaction announced itself to workers (ADR 0010). */
+  private Set<PartitionRef> announced() {
+    @SuppressWarnings("unchecked")
+    Set<PartitionRef> announced = (Set<PartitionRef>) transactions.getResource(ANNOUNCED_KEY);
+    if (announced == null) {
+      announced = new HashSet<>();
+      transactions.putResource(ANNOUNCED_KEY, announced);
+    }
+    return announced;
+  }
+
+  private record PartitionRef(String outbox, int partition) {}
 }

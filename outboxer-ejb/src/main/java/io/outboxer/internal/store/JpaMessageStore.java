@@ -2,6 +2,7 @@ package io.outboxer.internal.store;
 
 import io.outboxer.internal.entity.OutboxRecord;
 import io.outboxer.internal.rules.BlockedGroups;
+import io.outboxer.internal.rules.CommitOrder;
 import io.outboxer.internal.rules.Completion;
 import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.OrderingScope;
@@ -34,20 +35,36 @@ public class JpaMessageStore implements MessageStore {
   }
 
   @Override
+  public void announce(String outbox, int partition, boolean first) {
+    if (sql.has(Sql.ANNOUNCE)) {
+      sql.column(
+          first ? Sql.ANNOUNCE : Sql.PARTITION_LOCK,
+          "space",
+          CommitOrder.space(outbox),
+          "partition",
+          partition);
+    }
+  }
+
+  @Override
   @Transactional
-  public Optional<List<Envelope>> nextBatch(Lease lease, Ordering ordering, int batchSize) {
+  public Optional<List<Envelope>> nextBatch(
+      Lease lease, Ordering ordering, int batchSize, boolean afterWriters) {
+    String outbox = lease.outbox();
+    int partition = lease.partition();
+    // Read before the rows, which the statements below then see as of after this look.
+    long bound =
+        afterWriters && sql.has(Sql.IN_FLIGHT) ? inFlightBound(outbox, partition) : Long.MAX_VALUE;
     if (sql.updateFenced(Sql.FENCE, lease) != 1) {
       return Optional.empty();
     }
-    String outbox = lease.outbox();
-    int partition = lease.partition();
     sql.update(Sql.PROMOTE_DUE, "outbox", outbox, "partition", partition);
     if (ordering == Ordering.TOTAL
         && !sql.column(Sql.HEAD_WAITS, "outbox", outbox, "partition", partition).isEmpty()) {
       return Optional.of(List.of());
     }
     while (true) {
-      List<Envelope> read = readReady(outbox, partition, ordering, batchSize);
+      List<Envelope> read = readReady(outbox, partition, ordering, batchSize, bound);
       if (ordering != Ordering.GROUP) {
         return Optional.of(read);
       }
@@ -77,9 +94,48 @@ public class JpaMessageStore implements MessageStore {
     return sql.update(Sql.RELEASE_OUTBOX_HELD, "outbox", outbox);
   }
 
-  private List<Envelope> readReady(String outbox, int partition, Ordering ordering, int limit) {
+  /**
+   * The id from which a transaction still in flight may yet commit rows in the partition (ADR
+   * 0010): the identity's last value first, then the locks.
+   */
+  private long inFlightBound(String outbox, int partition) {
+    long lastId = sql.number(Sql.LAST_ID).longValue();
+    List<Object> smallest =
+        sql.column(Sql.IN_FLIGHT, "space", CommitOrder.space(outbox), "partition", partition);
+    return CommitOrder.bound(lastId, id(smallest.get(0)));
+  }
+
+  @Override
+  @Transactional
+  public List<InFlightPublish> oldestInFlight(String outbox) {
+    if (!sql.has(Sql.OLDEST_IN_FLIGHT)) {
+      return List.of();
+    }
+    List<InFlightPublish> oldest = new ArrayList<>();
+    for (Object[] row : sql.rows(Sql.OLDEST_IN_FLIGHT, "space", CommitOrder.space(outbox))) {
+      oldest.add(
+          new InFlightPublish(
+              ((Number) row[0]).intValue(),
+              ((Number) row[1]).longValue(),
+              row[2] == null ? null : ((Number) row[2]).intValue(),
+              id(row[3])));
+    }
+    return oldest;
+  }
+
+  private List<Envelope> readReady(
+      String outbox, int partition, Ordering ordering, int limit, long bound) {
     List<Object[]> rows =
-        sql.rows(Sql.READ_READY, "outbox", outbox, "partition", partition, "limit", limit);
+        sql.rows(
+            Sql.READ_READY,
+            "outbox",
+            outbox,
+            "partition",
+            partition,
+            "bound",
+            bound,
+            "limit",
+            limit);
     List<Envelope> batch = new ArrayList<>(rows.size());
     for (Object[] row : rows) {
       String group = (String) row[1];

@@ -22,6 +22,14 @@ public interface MessageStore {
   long insert(OutboxRecord record, Long lockKey);
 
   /**
+   * Tells workers, in the caller's transaction and before its insert into {@code outbox}'s {@code
+   * partition}, that the transaction may commit rows there from the id sequence's next value on
+   * (ADR 0010): with {@code first}, the lock on that lower bound of its ids and the partition's;
+   * else the partition's alone. Nothing where the database has one writer at a time.
+   */
+  void announce(String outbox, int partition, boolean first);
+
+  /**
    * Reads the next batch of {@code lease}'s partition in id order, in a transaction of its own that
    * first checks the lease: heads whose retry time has come are ready again; with group ordering,
    * rows met behind a blocked head of their group are held (once each) and left out, and the held
@@ -29,10 +37,21 @@ public interface MessageStore {
    * read while a head waits. The cost does not grow with the rows held behind blocked heads (ADR
    * 0002). Each envelope's attempt is its row's failed attempts plus one.
    *
+   * <p>With {@code afterWriters}, where writers are not serialized by the database, nothing is read
+   * from the smallest id that a transaction still in flight may commit in the partition on (ADR
+   * 0010).
+   *
    * @return the batch (empty when nothing is due), or empty when the lease was no longer valid, in
    *     which case nothing was changed
    */
-  Optional<List<Envelope>> nextBatch(Lease lease, Ordering ordering, int batchSize);
+  Optional<List<Envelope>> nextBatch(
+      Lease lease, Ordering ordering, int batchSize, boolean afterWriters);
+
+  /**
+   * Per partition of {@code outbox} in which a transaction that published is still in flight, the
+   * oldest such publish (ADR 0010); empty where the database has one writer at a time.
+   */
+  List<InFlightPublish> oldestInFlight(String outbox);
 
   /**
    * Makes every held row of {@code outbox} ready: held rows wait behind a failing head of their

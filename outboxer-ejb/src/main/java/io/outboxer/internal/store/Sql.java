@@ -9,6 +9,19 @@ public enum Sql {
    * Takes a transaction-scoped lock on {@code :key}; absent where writers are serialized anyway.
    */
   GROUP_LOCK(true),
+  /**
+   * Takes the locks of a transaction's first insert with an ordering scope: its ids' lower bound
+   * and its partition (ADR 0010); absent likewise.
+   */
+  ANNOUNCE(true),
+  /** Takes the lock of a further partition before an insert into it (ADR 0010); absent likewise. */
+  PARTITION_LOCK(true),
+  /** The last id the table's identity gave (ADR 0010); absent likewise. */
+  LAST_ID(true),
+  /** The smallest id bound locked by a holder of a partition's lock (ADR 0010). */
+  IN_FLIGHT(true),
+  /** Per partition, the smallest id in flight and its transaction (ADR 0010). */
+  OLDEST_IN_FLIGHT(true),
   PROMOTE_DUE,
   HEAD_WAITS,
   READ_READY,

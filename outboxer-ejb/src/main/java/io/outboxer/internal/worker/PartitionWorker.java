@@ -112,7 +112,8 @@ public final class PartitionWorker implements Runnable {
       // One deadline per batch, started before the read: the relay gets what the read left of it.
       Deadline deadline = Deadline.in(terms.callBudget(), clock);
       Optional<List<Envelope>> read =
-          messages.nextBatch(lease, outbox.ordering(), outbox.batchSize());
+          messages.nextBatch(
+              lease, outbox.ordering(), outbox.batchSize(), outbox.waitsForWriters());
       if (read.isEmpty()) {
         lostLease("before a batch; nothing was read");
         return;

@@ -38,6 +38,30 @@ class EngineConfigTest {
     assertThat(orders.backoffMax()).isEqualTo(Duration.ofSeconds(60));
     assertThat(orders.batchSize()).isEqualTo(100);
     assertThat(orders.serializeWrites()).isFalse();
+    assertThat(orders.waitForWriters()).isTrue();
+    assertThat(orders.waitsForWriters()).isTrue();
+  }
+
+  @Test
+  void workersWaitForWritersOnlyWhereAnOrderIsKeptAndWritersAreNotQueued() {
+    EngineConfig settings =
+        read(
+            "outboxer.outbox.group.relay", "jms",
+            "outboxer.outbox.total.relay", "jms",
+            "outboxer.outbox.total.ordering", "total",
+            "outboxer.outbox.none.relay", "jms",
+            "outboxer.outbox.none.ordering", "none",
+            "outboxer.outbox.serial.relay", "jms",
+            "outboxer.outbox.serial.serialize-writes", "true",
+            "outboxer.outbox.off.relay", "jms",
+            "outboxer.outbox.off.wait-for-writers", "false");
+
+    assertThat(settings.outbox("group").waitsForWriters()).isTrue();
+    assertThat(settings.outbox("total").waitsForWriters()).isTrue();
+    assertThat(settings.outbox("none").waitsForWriters()).isFalse();
+    assertThat(settings.outbox("serial").waitsForWriters()).isFalse();
+    assertThat(settings.outbox("off").waitsForWriters()).isFalse();
+    assertThat(settings.warnings()).isEmpty();
   }
 
   @Test
@@ -79,6 +103,7 @@ class EngineConfigTest {
         "outboxer.outbox.o.backoff.max|0s|OUTBOXER-1001 invalid configuration outboxer.outbox.o.backoff.max=0s: expected a duration above zero",
         "outboxer.outbox.o.batch-size|20000|OUTBOXER-1001 invalid configuration outboxer.outbox.o.batch-size=20000: expected a whole number from 1 to 10000",
         "outboxer.outbox.o.serialize-writes|yes|OUTBOXER-1001 invalid configuration outboxer.outbox.o.serialize-writes=yes: expected true or false",
+        "outboxer.outbox.o.wait-for-writers|off|OUTBOXER-1001 invalid configuration outboxer.outbox.o.wait-for-writers=off: expected true or false",
         "outboxer.lease.ttl|soon|OUTBOXER-1001 invalid configuration outboxer.lease.ttl=soon: expected a whole number with a unit of ms, s, m or h, such as 500ms or 30s",
       })
   void aBadValueNamesTheKeyTheValueAndWhatIsExpected(String key, String value, String message) {

@@ -20,6 +20,7 @@ public final class TestOutboxes {
         Duration.ofSeconds(60),
         100,
         false,
+        true,
         relay,
         relaySettings);
   }

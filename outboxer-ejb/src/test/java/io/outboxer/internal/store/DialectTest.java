@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -25,8 +26,17 @@ class DialectTest {
 
   @Test
   void onlyPostgresqlLocksWritersAndOnlyPostgresqlUsesItsClockExpression() {
-    assertThat(Dialect.POSTGRESQL.has(Sql.GROUP_LOCK)).isTrue();
-    assertThat(Dialect.SQLITE.has(Sql.GROUP_LOCK)).isFalse();
+    for (Sql lockOrLook :
+        List.of(
+            Sql.GROUP_LOCK,
+            Sql.ANNOUNCE,
+            Sql.PARTITION_LOCK,
+            Sql.LAST_ID,
+            Sql.IN_FLIGHT,
+            Sql.OLDEST_IN_FLIGHT)) {
+      assertThat(Dialect.POSTGRESQL.has(lockOrLook)).as(lockOrLook.name()).isTrue();
+      assertThat(Dialect.SQLITE.has(lockOrLook)).as(lockOrLook.name()).isFalse();
+    }
     assertThat(
             Arrays.stream(Sql.values())
                 .filter(Dialect.SQLITE::has)

@@ -4,6 +4,7 @@ import io.outboxer.internal.entity.OutboxRecord;
 import io.outboxer.internal.rules.Completion;
 import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.OrderingScope;
+import io.outboxer.internal.store.InFlightPublish;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
@@ -74,8 +75,18 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   }
 
   @Override
+  public void announce(String outbox, int partition, boolean first) {
+    throw new UnsupportedOperationException("workers do not publish");
+  }
+
+  @Override
+  public List<InFlightPublish> oldestInFlight(String outbox) {
+    return List.of();
+  }
+
+  @Override
   public synchronized Optional<List<Envelope>> nextBatch(
-      Lease lease, Ordering ordering, int batchSize) {
+      Lease lease, Ordering ordering, int batchSize, boolean afterWriters) {
     if (!valid(lease)) {
       return Optional.empty();
     }

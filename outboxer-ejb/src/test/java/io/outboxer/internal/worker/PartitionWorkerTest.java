@@ -199,6 +199,7 @@ class PartitionWorkerTest {
             Duration.ofSeconds(1),
             100,
             false,
+            false,
             "scripted",
             Map.of());
     store.add(1, "g");

@@ -205,4 +205,28 @@ public final class ItEvents {
       super(group, seq);
     }
   }
+
+  /** Outbox it-commit: the Kafka relay, 4 partitions, writers not serialized. */
+  @Outboxed("it-commit")
+  public static class Commit extends ItEvent {
+    public Commit(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
+  /** Outbox it-commit-off: it-commit with wait-for-writers=false, to its own topic. */
+  @Outboxed("it-commit-off")
+  public static class CommitOff extends ItEvent {
+    public CommitOff(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
+  /** Outbox it-commit-jms: the JMS relay to it-jms's queue, 4 partitions. */
+  @Outboxed("it-commit-jms")
+  public static class CommitJms extends ItEvent {
+    public CommitJms(String group, int seq) {
+      super(group, seq);
+    }
+  }
 }
