@@ -1,0 +1,179 @@
+package io.outboxer.bench;
+
+import io.outboxer.internal.rules.Partitioner;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The bench's own PostgreSQL database (created at start, dropped at the end) and what the bench
+ * writes and reads in it directly: backlogs of the demo's {@code OrderPaid} rows, exactly as {@code
+ * publish} writes them (the type's name, JSON-B's payload, the group key and Outboxer's partition
+ * of it), inserted by one SQL statement in one transaction.
+ */
+final class Db implements AutoCloseable {
+
+  static final String OUTBOX = "default";
+  static final String TYPE = "io.outboxer.demo.OrderPaid";
+
+  private static final String INSERT_BACKLOG =
+      """
+      insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)
+      select ?, g.part, 'order:' || g.order_id, ?,
+             '{"orderId":"' || g.order_id || '","paidAt":"' || ? || '"}'
+        from generate_series(0, ? - 1) as s(i)
+        join unnest(?::text[], ?::int[]) with ordinality as g(order_id, part, n)
+          on g.n = s.i % ? + 1
+       order by s.i
+      """;
+
+  private final String server;
+  final String name;
+
+  Db(String server, String name) {
+    this.server = server;
+    this.name = name;
+    admin("drop database if exists " + name + " with (force)");
+    admin("create database " + name);
+  }
+
+  String url() {
+    return server + name + "?user=postgres";
+  }
+
+  Connection connect() throws SQLException {
+    return DriverManager.getConnection(url());
+  }
+
+  /**
+   * Inserts {@code count} messages into {@code outbox} in one transaction, round robin over the
+   * orders {@code firstOrder .. firstOrder + groups - 1} (group {@code order:<n>}), with {@code
+   * paidAt} as every payload's time, and returns the last id inserted.
+   */
+  long insert(String outbox, int count, int groups, int firstOrder, int partitions, String paidAt)
+      throws SQLException {
+    String[] orders = new String[groups];
+    Integer[] parts = new Integer[groups];
+    for (int g = 0; g < groups; g++) {
+      orders[g] = Integer.toString(firstOrder + g);
+      parts[g] = Partitioner.partitionOf("order:" + orders[g], partitions);
+    }
+    try (Connection c = connect();
+        PreparedStatement insert = c.prepareStatement(INSERT_BACKLOG)) {
+      insert.setString(1, outbox);
+      insert.setString(2, TYPE);
+      insert.setString(3, paidAt);
+      insert.setInt(4, count);
+      insert.setArray(5, c.createArrayOf("text", orders));
+      insert.setArray(6, c.createArrayOf("int4", parts));
+      insert.setInt(7, groups);
+      int inserted = insert.executeUpdate();
+      if (inserted != count) {
+        throw new IllegalStateException("inserted " + inserted + " rows, not " + count);
+      }
+      return lastId(c);
+    }
+  }
+
+  private static long lastId(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("select max(id) from outboxer_message")) {
+      r.next();
+      return r.getLong(1);
+    }
+  }
+
+  /** An order id whose group {@code order:<id>} falls into each partition, in partition order. */
+  static List<String> orderPerPartition(String prefix, int partitions) {
+    List<String> orders = new ArrayList<>();
+    for (int p = 0; p < partitions; p++) {
+      for (int n = 0; ; n++) {
+        if (Partitioner.partitionOf("order:" + prefix + n, partitions) == p) {
+          orders.add(prefix + n);
+          break;
+        }
+      }
+    }
+    return orders;
+  }
+
+  /**
+   * True while {@code outbox} holds any row other than those of {@code exceptGroup} (null: any row
+   * at all).
+   */
+  boolean anyLeft(String outbox, String exceptGroup) throws SQLException {
+    String except =
+        exceptGroup == null ? "" : " and group_key is distinct from '" + exceptGroup + "'";
+    return number(
+            "select count(*) from (select 1 from outboxer_message where outbox = '"
+                + outbox
+                + "'"
+                + except
+                + " limit 1) t")
+        > 0;
+  }
+
+  /** The rows of {@code outbox} with ids up to {@code id}. */
+  long pendingUpTo(String outbox, long id) throws SQLException {
+    return number(
+        "select count(*) from outboxer_message where outbox = '" + outbox + "' and id <= " + id);
+  }
+
+  long number(String sql) throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery(sql)) {
+      r.next();
+      return r.getLong(1);
+    }
+  }
+
+  void execute(String sql) throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  /** The process ids of this database's backends (the server's pool and the bench's clients). */
+  List<Long> backendPids() throws SQLException {
+    List<Long> pids = new ArrayList<>();
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet r =
+            s.executeQuery("select pid from pg_stat_activity where datname = '" + name + "'")) {
+      while (r.next()) {
+        pids.add(r.getLong(1));
+      }
+    }
+    return pids;
+  }
+
+  String version() throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("show server_version")) {
+      r.next();
+      return r.getString(1);
+    }
+  }
+
+  private void admin(String sql) {
+    try (Connection c = DriverManager.getConnection(server + "postgres?user=postgres");
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    } catch (SQLException e) {
+      throw new IllegalStateException("PostgreSQL at " + server + " refused: " + sql, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    admin("drop database if exists " + name + " with (force)");
+  }
+}

@@ -1,0 +1,303 @@
+package io.outboxer.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The scenarios in order of importance, each measured beside its reference in this run, with a
+ * warm-up and {@code bench.repetitions} repetitions; the product's and the reference's runs
+ * alternate so that a change in the machine's load touches both.
+ */
+final class Scenarios {
+
+  private static final double NO_TARGET = Double.NaN;
+
+  private final Rig rig;
+  private final Report report;
+  private final long started;
+  private final int budgetMinutes;
+  private final int reps = Integer.getInteger("bench.repetitions", 3);
+  private final int backlog = Integer.getInteger("bench.backlog", 200_000);
+  private final int groups = Integer.getInteger("bench.groups", 10_000);
+  private final int large = Integer.getInteger("bench.p5.large", 1_000_000);
+  private final Drains drains;
+  private final Requests requests;
+  private List<Drains.Run> p1Product = List.of();
+
+  Scenarios(Rig rig, Report report, long started, int budgetMinutes) {
+    this.rig = rig;
+    this.report = report;
+    this.started = started;
+    this.budgetMinutes = budgetMinutes;
+    this.drains = new Drains(rig, groups);
+    this.requests = new Requests(rig, groups);
+  }
+
+  interface Step {
+    void run() throws Exception;
+  }
+
+  void run() throws Exception {
+    Map<String, Step> steps = new LinkedHashMap<>();
+    steps.put("P1", this::p1);
+    steps.put("P1t", this::p1Transactions);
+    steps.put("P5", this::p5);
+    steps.put("P2", this::p2);
+    steps.put("P3", this::p3);
+    steps.put("P4", this::p4);
+    for (Map.Entry<String, Step> step : steps.entrySet()) {
+      double minutes = (System.nanoTime() - started) / 60e9;
+      if (minutes > budgetMinutes) {
+        report.note(
+            step.getKey()
+                + " left out: the run had used "
+                + Math.round(minutes)
+                + " of its "
+                + budgetMinutes
+                + " minutes");
+        continue;
+      }
+      System.out.println("bench: " + step.getKey());
+      step.getValue().run();
+    }
+    report.note("P1 into JMS and P1 on SQLite are not measured by this version of the bench");
+  }
+
+  private void p1() throws Exception {
+    drains.product(backlog / 10);
+    drains.limit(backlog / 10, false);
+    List<Drains.Run> product = new ArrayList<>();
+    List<Drains.Run> limit = new ArrayList<>();
+    for (int r = 0; r < reps; r++) {
+      product.add(drains.product(backlog));
+      limit.add(drains.limit(backlog, false));
+    }
+    p1Product = product;
+    report.add(
+        new Result(
+            "P1",
+            "drain " + backlog + " msgs, " + groups + " groups -> Kafka",
+            "limit pipeline",
+            true,
+            figure("msg/s", product, Drains.Run::perSecond),
+            figure("msg/s", limit, Drains.Run::perSecond),
+            0.6,
+            "backlog written by SQL in one transaction, then one publish per partition wakes the"
+                + " workers; batch-size "
+                + rig.batchSize()
+                + ", "
+                + rig.partitions()
+                + " partitions",
+            cpu(product, limit)));
+  }
+
+  /** The profile's step: the limit pipeline with one Kafka transaction per batch, as the relay. */
+  private void p1Transactions() throws Exception {
+    List<Drains.Run> transactional = new ArrayList<>();
+    List<Drains.Run> plain = new ArrayList<>();
+    for (int r = 0; r < reps; r++) {
+      transactional.add(drains.limit(backlog, true));
+      plain.add(drains.limit(backlog, false));
+    }
+    report.add(
+        new Result(
+            "P1t",
+            "limit pipeline + a Kafka transaction per batch",
+            "limit pipeline",
+            true,
+            figure("msg/s", transactional, Drains.Run::perSecond),
+            figure("msg/s", plain, Drains.Run::perSecond),
+            NO_TARGET,
+            "no Outboxer in either: what Kafka transactions alone cost",
+            cpu(transactional, plain)));
+  }
+
+  private void p5() throws Exception {
+    int small = 10_000;
+    int window = 20_000;
+    List<Double> productSmall = new ArrayList<>();
+    List<Double> limitSmall = new ArrayList<>();
+    for (int r = 0; r < reps; r++) {
+      productSmall.add(msPerBatch(small, drains.product(small).perSecond()));
+      limitSmall.add(msPerBatch(small, drains.limit(small, false).perSecond()));
+    }
+    List<Double> productLarge = drains.timePerBatch(true, large, window, reps);
+    List<Double> limitLarge = drains.timePerBatch(false, large, window, reps);
+    String unit = "ms/batch";
+    report.add(
+        new Result(
+            "P5a",
+            "time per batch, " + small + " pending",
+            "limit pipeline",
+            false,
+            new Figure(unit, productSmall),
+            new Figure(unit, limitSmall),
+            NO_TARGET,
+            "one partition's time per batch of " + rig.batchSize() + " while all drain",
+            Map.of()));
+    report.add(
+        new Result(
+            "P5b",
+            "time per batch, " + large + " pending",
+            "limit pipeline",
+            false,
+            new Figure(unit, productLarge),
+            new Figure(unit, limitLarge),
+            NO_TARGET,
+            "windows of " + window + " messages after a first one left out, from " + large,
+            Map.of()));
+    report.add(
+        new Result(
+            "P5",
+            "time per batch, " + large + " vs " + small + " pending",
+            "product, " + small + " pending",
+            false,
+            new Figure(unit, productLarge),
+            new Figure(unit, productSmall),
+            1.3,
+            "does a batch cost more when the backlog is large?",
+            Map.of()));
+  }
+
+  private double msPerBatch(int messages, double perSecond) {
+    return drains.msPerBatch(messages, (long) (messages / perSecond * 1e9));
+  }
+
+  private void p2() throws Exception {
+    Duration warmUp = Duration.ofSeconds(3);
+    Duration run = Duration.ofSeconds(5);
+    for (int clients : new int[] {8, 32}) {
+      requests.businessTransactions(clients, true, warmUp);
+      requests.businessTransactions(clients, false, warmUp);
+      List<Requests.Load> with = new ArrayList<>();
+      List<Requests.Load> without = new ArrayList<>();
+      for (int r = 0; r < reps; r++) {
+        with.add(requests.businessTransactions(clients, true, run));
+        without.add(requests.businessTransactions(clients, false, run));
+      }
+      String title = "business tx, " + clients + " clients";
+      String ref = "same without publish";
+      String note = "POST /demo/orders/{id}/paid (REST -> EJB: insert + publish) vs ?publish=false";
+      report.add(
+          new Result(
+              "P2",
+              title + ", throughput",
+              ref,
+              true,
+              figure("tx/s", with, Requests.Load::perSecond),
+              figure("tx/s", without, Requests.Load::perSecond),
+              0.9,
+              note,
+              Map.of()));
+      report.add(
+          new Result(
+              "P2",
+              title + ", p50 latency",
+              ref,
+              false,
+              figure("ms", with, Requests.Load::p50Ms),
+              figure("ms", without, Requests.Load::p50Ms),
+              1.1,
+              note,
+              Map.of()));
+      report.add(
+          new Result(
+              "P2",
+              title + ", p99 latency",
+              ref,
+              false,
+              figure("ms", with, Requests.Load::p99Ms),
+              figure("ms", without, Requests.Load::p99Ms),
+              NO_TARGET,
+              note,
+              Map.of()));
+    }
+  }
+
+  private void p3() throws Exception {
+    int rate = 500;
+    Duration run = Duration.ofSeconds(10);
+    DirectSend direct = new DirectSend(rig, Bench.DIRECT_TOPIC);
+    requests.commitToBroker(rate, Duration.ofSeconds(4));
+    direct.latency(rate, Duration.ofSeconds(2));
+    List<Requests.Latency> product = new ArrayList<>();
+    List<Requests.Latency> floor = new ArrayList<>();
+    for (int r = 0; r < reps; r++) {
+      product.add(requests.commitToBroker(rate, run));
+      floor.add(direct.latency(rate, run));
+    }
+    String ref = "direct send after commit";
+    String note =
+        rate + " msg/s for " + run.toSeconds() + " s per repetition, default poll interval";
+    report.add(
+        new Result(
+            "P3",
+            "commit-to-broker p50",
+            ref,
+            false,
+            figure("ms", product, Requests.Latency::p50),
+            figure("ms", floor, Requests.Latency::p50),
+            NO_TARGET,
+            note + "; target p50 <= 5 ms",
+            Map.of()));
+    report.add(
+        new Result(
+            "P3",
+            "commit-to-broker p99",
+            ref,
+            false,
+            figure("ms", product, Requests.Latency::p99),
+            figure("ms", floor, Requests.Latency::p99),
+            NO_TARGET,
+            note + "; target p99 <= 25 ms",
+            Map.of()));
+    report.add(
+        new Result(
+            "P3",
+            "commit-to-broker p99.9",
+            ref,
+            false,
+            figure("ms", product, Requests.Latency::p999),
+            figure("ms", floor, Requests.Latency::p999),
+            NO_TARGET,
+            note,
+            Map.of()));
+  }
+
+  private void p4() throws Exception {
+    int poisoned = 100_000;
+    List<Drains.Run> with = new ArrayList<>();
+    List<Drains.Run> without = new ArrayList<>();
+    for (int r = 0; r < reps; r++) {
+      with.add(drains.poisoned(backlog, poisoned));
+      without.add(drains.product(backlog));
+    }
+    report.add(
+        new Result(
+            "P4",
+            "others' drain, poisoned group of " + poisoned + " ahead",
+            "product, no poisoned group",
+            true,
+            figure("msg/s", with, Drains.Run::perSecond),
+            figure("msg/s", without, Drains.Run::perSecond),
+            0.95,
+            "head refused by Kafka (1.5 MB > max.request.size), retried forever; "
+                + backlog
+                + " messages of other groups behind it",
+            cpu(with, without)));
+  }
+
+  private static <T> Figure figure(String unit, List<T> runs, ToDoubleFunction<T> value) {
+    return new Figure(unit, runs.stream().mapToDouble(value).boxed().toList());
+  }
+
+  private static Map<String, Map<String, Double>> cpu(
+      List<Drains.Run> product, List<Drains.Run> reference) {
+    return Map.of(
+        "product", Drains.averageCores(product), "reference", Drains.averageCores(reference));
+  }
+}
