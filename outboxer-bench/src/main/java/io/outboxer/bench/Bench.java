@@ -12,7 +12,7 @@ import java.util.concurrent.Callable;
  * broker, the Liberty server with the demo EAR, whose default outbox relays to that broker in 8
  * partitions), runs the scenarios, and writes the table, {@code bench.json} and {@code bench.png}.
  *
- * <p>Settings (system properties): {@code bench.backlog} (P1 and P4, default 200000), {@code
+ * <p>Settings (system properties): {@code bench.backlog} (P1 and P4, default 50000), {@code
  * bench.groups} (10000), {@code bench.repetitions} (3), {@code bench.p5.large} (1000000), {@code
  * bench.budget.minutes} (13: scenarios that would start later are left out, and the report says
  * so).
@@ -57,22 +57,38 @@ public final class Bench {
       components.put("kafka", () -> List.of(kafka.pid()));
       components.put("postgresql", db::backendPids);
       components.put("bench", () -> List.of(ProcessHandle.current().pid()));
-      Rig rig =
-          new Rig(
-              db,
-              server,
-              kafka,
-              new LimitPipeline(db, kafka.bootstrapServers(), TOPIC, PARTITIONS, BATCH_SIZE),
-              new CpuMeter(components),
-              HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
-              PARTITIONS,
-              BATCH_SIZE,
-              TOPIC);
-      Report report = new Report(Machine.describe(server, db));
-      new Scenarios(rig, report, started, Integer.getInteger("bench.budget.minutes", 13)).run();
-      report.write(out);
-      System.out.println(report.table());
-      System.out.println("bench: wrote " + out.resolve("bench.json") + " and bench.png");
+      try (LimitPipeline limit =
+          new LimitPipeline(db, kafka.bootstrapServers(), TOPIC, PARTITIONS, BATCH_SIZE)) {
+        limit.open();
+        run(db, server, kafka, limit, components, started, out);
+      }
     }
+  }
+
+  private static void run(
+      Db db,
+      LibertyServer server,
+      KafkaBroker kafka,
+      LimitPipeline limit,
+      Map<String, Callable<List<Long>>> components,
+      long started,
+      Path out)
+      throws Exception {
+    Rig rig =
+        new Rig(
+            db,
+            server,
+            kafka,
+            limit,
+            new CpuMeter(components),
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
+            PARTITIONS,
+            BATCH_SIZE,
+            TOPIC);
+    Report report = new Report(Machine.describe(server, db));
+    new Scenarios(rig, report, started, Integer.getInteger("bench.budget.minutes", 13)).run();
+    report.write(out);
+    System.out.println(report.table());
+    System.out.println("bench: wrote " + out.resolve("bench.json") + " and bench.png");
   }
 }

@@ -57,14 +57,72 @@ final class Db implements AutoCloseable {
    */
   long insert(String outbox, int count, int groups, int firstOrder, int partitions, String paidAt)
       throws SQLException {
+    try (Connection c = connect()) {
+      insertRows(c, outbox, count, groups, firstOrder, partitions, paidAt);
+      return lastId(c);
+    }
+  }
+
+  /**
+   * Inserts a backlog as {@link #insert} does and, in the same transaction (before any worker can
+   * see it), finds per partition the last id of each of its first {@code windows} windows of {@code
+   * perPartition} rows, and how many rows each window holds (fewer when the partition runs out).
+   *
+   * @return per partition, per window: {@code [last id, rows]}
+   */
+  long[][][] insertWindows(
+      String outbox,
+      int count,
+      int groups,
+      int partitions,
+      String paidAt,
+      int perPartition,
+      int windows)
+      throws SQLException {
+    long[][][] bounds = new long[partitions][windows][];
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      insertRows(c, outbox, count, groups, 0, partitions, paidAt);
+      try (PreparedStatement window =
+          c.prepareStatement(
+              "select max(id), count(*) from (select id from outboxer_message"
+                  + " where outbox = ? and partition_no = ? and id > ? order by id limit ?) w")) {
+        for (int p = 0; p < partitions; p++) {
+          long after = 0;
+          for (int k = 0; k < windows; k++) {
+            window.setString(1, outbox);
+            window.setInt(2, p);
+            window.setLong(3, after);
+            window.setInt(4, perPartition);
+            try (ResultSet r = window.executeQuery()) {
+              r.next();
+              bounds[p][k] = new long[] {r.getLong(1), r.getLong(2)};
+              after = r.getLong(1);
+            }
+          }
+        }
+      }
+      c.commit();
+    }
+    return bounds;
+  }
+
+  private static void insertRows(
+      Connection c,
+      String outbox,
+      int count,
+      int groups,
+      int firstOrder,
+      int partitions,
+      String paidAt)
+      throws SQLException {
     String[] orders = new String[groups];
     Integer[] parts = new Integer[groups];
     for (int g = 0; g < groups; g++) {
       orders[g] = Integer.toString(firstOrder + g);
       parts[g] = Partitioner.partitionOf("order:" + orders[g], partitions);
     }
-    try (Connection c = connect();
-        PreparedStatement insert = c.prepareStatement(INSERT_BACKLOG)) {
+    try (PreparedStatement insert = c.prepareStatement(INSERT_BACKLOG)) {
       insert.setString(1, outbox);
       insert.setString(2, TYPE);
       insert.setString(3, paidAt);
@@ -76,7 +134,22 @@ final class Db implements AutoCloseable {
       if (inserted != count) {
         throw new IllegalStateException("inserted " + inserted + " rows, not " + count);
       }
-      return lastId(c);
+    }
+  }
+
+  /** True while partition {@code partition} of {@code outbox} holds ready rows up to {@code id}. */
+  boolean readyUpTo(Connection c, String outbox, int partition, long id) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "select exists (select 1 from outboxer_message"
+                + " where outbox = ? and partition_no = ? and state < 1 and id <= ?)")) {
+      s.setString(1, outbox);
+      s.setInt(2, partition);
+      s.setLong(3, id);
+      try (ResultSet r = s.executeQuery()) {
+        r.next();
+        return r.getBoolean(1);
+      }
     }
   }
 
@@ -116,12 +189,6 @@ final class Db implements AutoCloseable {
                 + except
                 + " limit 1) t")
         > 0;
-  }
-
-  /** The rows of {@code outbox} with ids up to {@code id}. */
-  long pendingUpTo(String outbox, long id) throws SQLException {
-    return number(
-        "select count(*) from outboxer_message where outbox = '" + outbox + "' and id <= " + id);
   }
 
   long number(String sql) throws SQLException {

@@ -2,6 +2,7 @@ package io.outboxer.bench;
 
 import static org.awaitility.Awaitility.await;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -75,21 +76,28 @@ final class Drains {
   }
 
   /**
-   * P5: time per batch (ms, one partition's worker) over {@code windows} consecutive windows of
-   * {@code window} messages each, after a first window left out (the start), from a backlog of
-   * {@code pending} messages; the product's when {@code product}, else the limit pipeline's.
+   * P5: one partition's time per batch (ms) with a backlog of {@code pending} messages. Each
+   * partition's time to drain its next {@code perPartition} rows, per batch, averaged over the
+   * partitions, for {@code windows} consecutive windows: the first from the wake-up, the next ones
+   * each from the partition's end of the previous. Each partition is timed on its own rows, so the
+   * partitions' different speeds do not blur the windows. The product's when {@code product}, else
+   * the limit pipeline's.
    */
-  List<Double> timePerBatch(boolean product, int pending, int window, int windows)
+  List<Double> timePerBatch(boolean product, int pending, int perPartition, int windows)
       throws Exception {
     rig.truncate();
     String outbox = product ? Db.OUTBOX : Rig.LIMIT_OUTBOX;
-    long last = rig.db().insert(outbox, pending, groups, 0, rig.partitions(), PAID_AT);
-    long first = last - pending + 1;
+    int partitions = rig.partitions();
+    long[][][] bounds =
+        rig.db().insertWindows(outbox, pending, groups, partitions, PAID_AT, perPartition, windows);
     AtomicBoolean stop = new AtomicBoolean();
     Thread limitRun = null;
+    long start = System.nanoTime();
     if (product) {
       rig.wakeAll(rig.wakeOrders());
     } else {
+      rig.limit().open();
+      start = System.nanoTime();
       limitRun =
           new Thread(
               () -> {
@@ -101,29 +109,41 @@ final class Drains {
               });
       limitRun.start();
     }
-    List<Double> perBatch = new ArrayList<>();
-    long previous = System.nanoTime();
-    for (int w = 0; w <= windows; w++) {
-      long upTo = first + (w + 1L) * window - 1;
-      awaitDrained(() -> rig.db().pendingUpTo(outbox, upTo) == 0);
-      long now = System.nanoTime();
-      if (w > 0) {
-        perBatch.add(msPerBatch(window, now - previous));
+    long[][] doneAt = new long[partitions][windows];
+    int[] next = new int[partitions];
+    try (Connection c = rig.db().connect()) {
+      long deadline = start + TIMEOUT.toNanos();
+      int open = partitions;
+      while (open > 0) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("P5's windows did not drain within " + TIMEOUT);
+        }
+        for (int p = 0; p < partitions; p++) {
+          while (next[p] < windows && !rig.db().readyUpTo(c, outbox, p, bounds[p][next[p]][0])) {
+            doneAt[p][next[p]++] = System.nanoTime();
+            open -= next[p] == windows ? 1 : 0;
+          }
+        }
+        Thread.sleep(20);
       }
-      previous = now;
-    }
-    stop.set(true);
-    if (limitRun != null) {
-      limitRun.join();
+    } finally {
+      stop.set(true);
+      if (limitRun != null) {
+        limitRun.join();
+      }
     }
     rig.truncate();
+    List<Double> perBatch = new ArrayList<>();
+    for (int k = 0; k < windows; k++) {
+      double sum = 0;
+      for (int p = 0; p < partitions; p++) {
+        long from = k == 0 ? start : doneAt[p][k - 1];
+        double batches = (double) bounds[p][k][1] / rig.batchSize();
+        sum += (doneAt[p][k] - from) / 1e6 / batches;
+      }
+      perBatch.add(sum / partitions);
+    }
     return perBatch;
-  }
-
-  /** One partition's time per batch, in ms, when the partitions drained {@code messages} in it. */
-  double msPerBatch(int messages, long nanos) {
-    double batchesPerPartition = (double) messages / rig.batchSize() / rig.partitions();
-    return nanos / 1e6 / batchesPerPartition;
   }
 
   /** A drain's throughput and the cores each component used meanwhile. */
