@@ -14,7 +14,7 @@ import java.util.concurrent.Callable;
  *
  * <p>Settings (system properties): {@code bench.backlog} (P1 and P4, default 50000), {@code
  * bench.groups} (10000), {@code bench.repetitions} (3), {@code bench.p5.large} (1000000), {@code
- * bench.budget.minutes} (13: scenarios that would start later are left out, and the report says
+ * bench.budget.minutes} (12: scenarios that would start later are left out, and the report says
  * so).
  */
 public final class Bench {
@@ -86,7 +86,7 @@ public final class Bench {
             BATCH_SIZE,
             TOPIC);
     Report report = new Report(Machine.describe(server, db));
-    new Scenarios(rig, report, started, Integer.getInteger("bench.budget.minutes", 13)).run();
+    new Scenarios(rig, report, out, started, Integer.getInteger("bench.budget.minutes", 12)).run();
     report.write(out);
     System.out.println(report.table());
     System.out.println("bench: wrote " + out.resolve("bench.json") + " and bench.png");

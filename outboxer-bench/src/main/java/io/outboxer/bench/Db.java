@@ -53,20 +53,22 @@ final class Db implements AutoCloseable {
   /**
    * Inserts {@code count} messages into {@code outbox} in one transaction, round robin over the
    * orders {@code firstOrder .. firstOrder + groups - 1} (group {@code order:<n>}), with {@code
-   * paidAt} as every payload's time, and returns the last id inserted.
+   * paidAt} as every payload's time; analyzes the table and returns the last id inserted.
    */
   long insert(String outbox, int count, int groups, int firstOrder, int partitions, String paidAt)
       throws SQLException {
     try (Connection c = connect()) {
       insertRows(c, outbox, count, groups, firstOrder, partitions, paidAt);
+      analyze(c);
       return lastId(c);
     }
   }
 
   /**
-   * Inserts a backlog as {@link #insert} does and, in the same transaction (before any worker can
-   * see it), finds per partition the last id of each of its first {@code windows} windows of {@code
-   * perPartition} rows, and how many rows each window holds (fewer when the partition runs out).
+   * Inserts a backlog as {@link #insert} does (and analyzes the table) and, in the same transaction
+   * (before any worker can see it), finds per partition the last id of each of its first {@code
+   * windows} windows of {@code perPartition} rows, and how many rows each window holds (fewer when
+   * the partition runs out).
    *
    * @return per partition, per window: {@code [last id, rows]}
    */
@@ -103,6 +105,8 @@ final class Db implements AutoCloseable {
         }
       }
       c.commit();
+      c.setAutoCommit(true);
+      analyze(c);
     }
     return bounds;
   }
@@ -137,19 +141,30 @@ final class Db implements AutoCloseable {
     }
   }
 
-  /** True while partition {@code partition} of {@code outbox} holds ready rows up to {@code id}. */
-  boolean readyUpTo(Connection c, String outbox, int partition, long id) throws SQLException {
+  /**
+   * The first ready id of a partition of {@code outbox} (0 when it has none), read as the worker
+   * reads its batches: the range {@code state < 1} of the scan index, in id order.
+   */
+  long firstReady(Connection c, String outbox, int partition) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
-            "select exists (select 1 from outboxer_message"
-                + " where outbox = ? and partition_no = ? and state < 1 and id <= ?)")) {
+            "select id from outboxer_message where outbox = ? and partition_no = ? and state < 1"
+                + " order by state, id limit 1")) {
       s.setString(1, outbox);
       s.setInt(2, partition);
-      s.setLong(3, id);
       try (ResultSet r = s.executeQuery()) {
-        r.next();
-        return r.getBoolean(1);
+        return r.next() ? r.getLong(1) : 0;
       }
+    }
+  }
+
+  /**
+   * Gives the planner the table's new statistics at once, as autovacuum would some time after a
+   * backlog built up: the product and the limit pipeline read with the same plans from the start.
+   */
+  private static void analyze(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("analyze outboxer_message");
     }
   }
 
@@ -180,8 +195,10 @@ final class Db implements AutoCloseable {
    * at all).
    */
   boolean anyLeft(String outbox, String exceptGroup) throws SQLException {
+    // The other groups never fail: their rows are ready (state 0) until deleted, and the range
+    // state < 1 leaves the poisoned group's held rows out of the search.
     String except =
-        exceptGroup == null ? "" : " and group_key is distinct from '" + exceptGroup + "'";
+        exceptGroup == null ? "" : " and state < 1 and group_key <> '" + exceptGroup + "'";
     return number(
             "select count(*) from (select 1 from outboxer_message where outbox = '"
                 + outbox

@@ -119,12 +119,17 @@ final class Drains {
           throw new IllegalStateException("P5's windows did not drain within " + TIMEOUT);
         }
         for (int p = 0; p < partitions; p++) {
-          while (next[p] < windows && !rig.db().readyUpTo(c, outbox, p, bounds[p][next[p]][0])) {
-            doneAt[p][next[p]++] = System.nanoTime();
+          if (next[p] == windows) {
+            continue;
+          }
+          long first = rig.db().firstReady(c, outbox, p);
+          long now = System.nanoTime();
+          while (next[p] < windows && (first == 0 || first > bounds[p][next[p]][0])) {
+            doneAt[p][next[p]++] = now;
             open -= next[p] == windows ? 1 : 0;
           }
         }
-        Thread.sleep(20);
+        Thread.sleep(10);
       }
     } finally {
       stop.set(true);

@@ -24,6 +24,8 @@ final class Report {
   private final Map<String, String> machine;
   private final List<Result> results = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
+  private Map<String, Double> profile = Map.of();
+  private String profileNote = "";
 
   Report(Map<String, String> machine) {
     this.machine = machine;
@@ -32,6 +34,30 @@ final class Report {
   void add(Result result) {
     results.add(result);
     System.out.println(row(result));
+  }
+
+  /** Where the workers' time went during a recorded drain, in ms per stage. */
+  void profile(Map<String, Double> msByStage, String note) {
+    profile = msByStage;
+    profileNote = note;
+    System.out.println(profileTable());
+  }
+
+  private String profileTable() {
+    StringBuilder t = new StringBuilder("\nprofile: " + profileNote + "\n");
+    double total = profile.values().stream().mapToDouble(Double::doubleValue).sum();
+    profile.entrySet().stream()
+        .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+        .forEach(
+            e ->
+                t.append(
+                    String.format(
+                        Locale.ROOT,
+                        "  %-50s %9.0f ms %5.1f%%%n",
+                        e.getKey(),
+                        e.getValue(),
+                        100 * e.getValue() / total)));
+    return t.toString();
   }
 
   void note(String note) {
@@ -56,6 +82,9 @@ final class Report {
     t.append("|------|").append("-".repeat(46)).append('|').append("-".repeat(32)).append('|');
     t.append("-".repeat(32)).append('|').append("-".repeat(24)).append("|---------|---------|\n");
     results.forEach(r -> t.append(row(r)).append('\n'));
+    if (!profile.isEmpty()) {
+      t.append(profileTable());
+    }
     notes.forEach(n -> t.append("\nnote: ").append(n));
     return t.append('\n').toString();
   }
@@ -115,6 +144,10 @@ final class Report {
       scenarios.add(s.add("cpuCores", cpu));
     }
     json.add("scenarios", scenarios);
+    JsonObjectBuilder stages = Json.createObjectBuilder();
+    profile.forEach(stages::add);
+    json.add(
+        "profile", Json.createObjectBuilder().add("note", profileNote).add("workerMs", stages));
     JsonArrayBuilder n = Json.createArrayBuilder();
     notes.forEach(n::add);
     json.add("notes", n);

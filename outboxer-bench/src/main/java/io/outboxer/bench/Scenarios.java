@@ -1,5 +1,7 @@
 package io.outboxer.bench;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,6 +20,7 @@ final class Scenarios {
 
   private final Rig rig;
   private final Report report;
+  private final Path out;
   private final long started;
   private final int budgetMinutes;
   private final int reps = Integer.getInteger("bench.repetitions", 3);
@@ -28,8 +31,9 @@ final class Scenarios {
   private final Requests requests;
   private List<Drains.Run> p1Product = List.of();
 
-  Scenarios(Rig rig, Report report, long started, int budgetMinutes) {
+  Scenarios(Rig rig, Report report, Path out, long started, int budgetMinutes) {
     this.rig = rig;
+    this.out = out;
     this.report = report;
     this.started = started;
     this.budgetMinutes = budgetMinutes;
@@ -45,26 +49,31 @@ final class Scenarios {
     Map<String, Step> steps = new LinkedHashMap<>();
     steps.put("P1", this::p1);
     steps.put("P1t", this::p1Transactions);
+    steps.put("profile", this::profile);
     steps.put("P5", this::p5);
     steps.put("P2", this::p2);
     steps.put("P3", this::p3);
     steps.put("P4", this::p4);
     for (Map.Entry<String, Step> step : steps.entrySet()) {
-      double minutes = (System.nanoTime() - started) / 60e9;
+      double minutes = minutesUsed();
       if (minutes > budgetMinutes) {
         report.note(
             step.getKey()
                 + " left out: the run had used "
                 + Math.round(minutes)
-                + " of its "
+                + " of the "
                 + budgetMinutes
-                + " minutes");
+                + " minutes within which a scenario may start");
         continue;
       }
       System.out.println("bench: " + step.getKey());
       step.getValue().run();
     }
     report.note("P1 into JMS and P1 on SQLite are not measured by this version of the bench");
+  }
+
+  private double minutesUsed() {
+    return (System.nanoTime() - started) / 60e9;
   }
 
   private void p1() throws Exception {
@@ -114,6 +123,33 @@ final class Scenarios {
             NO_TARGET,
             "no Outboxer in either: what Kafka transactions alone cost",
             cpu(transactional, plain)));
+  }
+
+  /**
+   * One more drain of the product's, recorded by JDK Flight Recorder in the server: where the
+   * workers' time goes, per stage of a batch.
+   */
+  private void profile() throws Exception {
+    Files.createDirectories(out);
+    Path recording = out.resolve("liberty-drain.jfr");
+    long pid = rig.server().pid();
+    Profile.jcmd(
+        pid,
+        "JFR.start",
+        "name=bench",
+        "settings=" + Profile.settings(out),
+        "filename=" + recording);
+    Drains.Run run = drains.product(backlog);
+    Profile.jcmd(pid, "JFR.stop", "name=bench");
+    report.profile(
+        Profile.workerTime(recording),
+        "the product's drain of "
+            + backlog
+            + " messages at "
+            + Math.round(run.perSecond())
+            + " msg/s under the recording; worker threads' ms by stage, "
+            + recording.getFileName()
+            + " holds the recording");
   }
 
   private void p5() throws Exception {
@@ -274,9 +310,13 @@ final class Scenarios {
     int poisoned = 100_000;
     List<Drains.Run> with = new ArrayList<>();
     List<Drains.Run> without = new ArrayList<>();
-    for (int r = 0; r < reps; r++) {
+    // The last scenario: its repetitions stop at the run's 14th minute, the report saying so.
+    while (with.size() < reps && (with.isEmpty() || minutesUsed() < budgetMinutes + 1)) {
       with.add(drains.poisoned(backlog, poisoned));
       without.add(drains.product(backlog));
+    }
+    if (with.size() < reps) {
+      report.note("P4 ran " + with.size() + " of " + reps + " repetitions within the time limit");
     }
     report.add(
         new Result(
