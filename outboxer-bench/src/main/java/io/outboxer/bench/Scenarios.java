@@ -67,7 +67,13 @@ final class Scenarios {
         continue;
       }
       System.out.println("bench: " + step.getKey());
-      step.getValue().run();
+      try {
+        step.getValue().run();
+      } catch (Exception | AssertionError e) {
+        // One scenario's failure leaves the others' figures standing; the report names it.
+        e.printStackTrace();
+        report.note(step.getKey() + " failed: " + e);
+      }
     }
     report.note("P1 into JMS and P1 on SQLite are not measured by this version of the bench");
   }
