@@ -81,9 +81,13 @@ final class Arrivals implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     closed = true;
-    poller.join();
+    try {
+      poller.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     consumer.close();
   }
 }

@@ -127,10 +127,10 @@ final class KafkaBroker implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (process != null) {
       process.destroy();
-      process.waitFor();
+      process.onExit().join();
     }
   }
 }

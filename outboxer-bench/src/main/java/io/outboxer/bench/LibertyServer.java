@@ -2,6 +2,7 @@ package io.outboxer.bench;
 
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -78,14 +79,19 @@ final class LibertyServer implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
     if (started) {
-      run("stop", Map.of());
+      try {
+        run("stop", Map.of());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       started = false;
     }
   }
 
-  private void run(String action, Map<String, String> env, String... options) throws Exception {
+  private void run(String action, Map<String, String> env, String... options)
+      throws IOException, InterruptedException {
     List<String> command =
         new ArrayList<>(List.of(wlp.resolve("bin/server").toString(), action, name));
     command.addAll(List.of(options));

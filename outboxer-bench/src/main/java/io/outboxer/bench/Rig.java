@@ -47,7 +47,7 @@ record Rig(
   HttpResponse<String> post(String path) throws Exception {
     return http.send(
         HttpRequest.newBuilder(URI.create(server.url(path)))
-            .timeout(Duration.ofSeconds(60))
+            .timeout(Duration.ofSeconds(180))
             .POST(HttpRequest.BodyPublishers.noBody())
             .build(),
         HttpResponse.BodyHandlers.ofString());
