@@ -91,24 +91,24 @@ final class Drains {
     long[][][] bounds =
         rig.db().insertWindows(outbox, pending, groups, partitions, PAID_AT, perPartition, windows);
     AtomicBoolean stop = new AtomicBoolean();
-    Thread limitRun = null;
-    long start = System.nanoTime();
-    if (product) {
-      rig.wakeAll(rig.wakeOrders());
-    } else {
-      rig.limit().open();
-      start = System.nanoTime();
-      limitRun =
-          new Thread(
-              () -> {
-                try {
+    rig.limit().open();
+    // The wake-ups (the product) or the limit pipeline run beside the polling, which must start
+    // at once: the first windows end while the wake-up requests are still being answered.
+    Thread drain =
+        new Thread(
+            () -> {
+              try {
+                if (product) {
+                  rig.wakeAll(rig.wakeOrders());
+                } else {
                   rig.limit().drain(Rig.LIMIT_OUTBOX, false, stop::get);
-                } catch (Exception e) {
-                  throw new IllegalStateException("the limit pipeline failed", e);
                 }
-              });
-      limitRun.start();
-    }
+              } catch (Exception e) {
+                throw new IllegalStateException("starting the drain failed", e);
+              }
+            });
+    long start = System.nanoTime();
+    drain.start();
     long[][] doneAt = new long[partitions][windows];
     int[] next = new int[partitions];
     try (Connection c = rig.db().connect()) {
@@ -133,9 +133,7 @@ final class Drains {
       }
     } finally {
       stop.set(true);
-      if (limitRun != null) {
-        limitRun.join();
-      }
+      drain.join();
     }
     rig.truncate();
     List<Double> perBatch = new ArrayList<>();

@@ -4,8 +4,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What every scenario works with: the database, the server with the product, the broker, the limit
@@ -31,26 +34,32 @@ record Rig(
   }
 
   /**
-   * Pays one order per partition through the demo: the publishing commits wake every partition's
-   * worker, as an application's publishes would, instead of leaving a backlog written by SQL to the
-   * next poll.
+   * Pays one order per partition through the demo, all at once: the publishing commits wake every
+   * partition's worker, as an application's publishes would, instead of leaving a backlog written
+   * by SQL to the next poll.
    */
   void wakeAll(List<String> orders) throws Exception {
+    List<CompletableFuture<HttpResponse<String>>> paid = new ArrayList<>();
     for (String order : orders) {
-      HttpResponse<String> r = post("/demo/orders/" + order + "/paid");
+      paid.add(http.sendAsync(request("/demo/orders/" + order + "/paid"), BodyHandlers.ofString()));
+    }
+    for (int i = 0; i < orders.size(); i++) {
+      HttpResponse<String> r = paid.get(i).get();
       if (r.statusCode() != 201) {
-        throw new IllegalStateException("paying " + order + " answered " + r.statusCode());
+        throw new IllegalStateException("paying " + orders.get(i) + " answered " + r.statusCode());
       }
     }
   }
 
   HttpResponse<String> post(String path) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create(server.url(path)))
-            .timeout(Duration.ofSeconds(180))
-            .POST(HttpRequest.BodyPublishers.noBody())
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return http.send(request(path), BodyHandlers.ofString());
+  }
+
+  private HttpRequest request(String path) {
+    return HttpRequest.newBuilder(URI.create(server.url(path)))
+        .timeout(Duration.ofSeconds(180))
+        .POST(HttpRequest.BodyPublishers.noBody())
+        .build();
   }
 
   void truncate() throws Exception {
