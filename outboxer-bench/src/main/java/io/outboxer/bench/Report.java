@@ -159,6 +159,18 @@ final class Report {
     chart(dir.resolve("bench.png"));
   }
 
+  /** A short category name: the id, and for P2 and P3 which of their rows. */
+  private static String label(Result r) {
+    String t = r.title();
+    if (t.contains(" clients, ")) {
+      return r.id() + " " + t.replaceAll(".* (\\d+) clients, (\\S+).*", "$1 clients $2");
+    }
+    if (t.startsWith("commit-to-broker ")) {
+      return r.id() + " " + t.substring("commit-to-broker ".length());
+    }
+    return r.id();
+  }
+
   private static JsonObjectBuilder figure(Figure f, Result r) {
     JsonArrayBuilder samples = Json.createArrayBuilder();
     f.samples().forEach(samples::add);
@@ -185,20 +197,21 @@ final class Report {
             .yAxisTitle("product performance / reference")
             .build();
     chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
-    chart.getStyler().setXAxisLabelRotation(30);
+    chart.getStyler().setXAxisLabelRotation(90);
     chart.getStyler().setErrorBarsColor(java.awt.Color.DARK_GRAY);
     List<String> names = new ArrayList<>();
     List<Double> performance = new ArrayList<>();
     List<Double> errors = new ArrayList<>();
     List<Double> targets = new ArrayList<>();
     for (Result r : results) {
-      names.add(r.id() + " " + r.title());
-      performance.add(r.performance());
+      names.add(label(r));
+      // A product figure of 0 (nothing measured) has no finite performance: drawn as 0.
+      performance.add(Double.isFinite(r.performance()) ? r.performance() : 0);
       double worst =
           r.higherIsBetter()
               ? r.product().min() / r.limit().max()
               : r.limit().min() / r.product().max();
-      errors.add(Math.max(0, r.performance() - worst));
+      errors.add(Double.isFinite(r.performance()) ? Math.max(0, r.performance() - worst) : 0);
       targets.add(Double.isNaN(r.target()) ? 0 : r.higherIsBetter() ? r.target() : 1 / r.target());
     }
     chart.addSeries(
