@@ -4,17 +4,20 @@ import io.outboxer.OutboxException;
 import jakarta.ejb.EJBException;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 /**
  * {@code POST /demo/orders/{id}/paid}: pays an order; answers 201 with the message id, or 400 with
  * a JSON error when Outboxer refuses the message (an order id too long for a group key, say), in
- * which case nothing was written.
+ * which case nothing was written. With {@code ?publish=false} it records the payment and publishes
+ * nothing (answering 204): the benchmark's baseline for the cost of one {@code publish}.
  */
 @Path("orders")
 public class OrdersResource {
@@ -24,7 +27,13 @@ public class OrdersResource {
   @POST
   @Path("{id}/paid")
   @Produces(MediaType.APPLICATION_JSON)
-  public Response paid(@PathParam("id") String orderId) {
+  public Response paid(
+      @PathParam("id") String orderId,
+      @QueryParam("publish") @DefaultValue("true") boolean publish) {
+    if (!publish) {
+      payments.recordPaid(orderId);
+      return Response.noContent().build();
+    }
     long messageId;
     try {
       messageId = payments.markPaid(orderId);

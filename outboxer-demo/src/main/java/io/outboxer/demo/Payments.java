@@ -47,6 +47,20 @@ public class Payments {
   @TransactionAttribute(TransactionAttributeType.REQUIRED)
   public long markPaid(String orderId) {
     String paidAt = Instant.now().toString();
+    record(orderId, paidAt);
+    return outbox.publish(new OrderPaid(orderId, paidAt));
+  }
+
+  /**
+   * Records the payment alone, publishing nothing: the same business transaction without Outboxer,
+   * the baseline the benchmark measures {@link #markPaid}'s one {@code publish} against.
+   */
+  @TransactionAttribute(TransactionAttributeType.REQUIRED)
+  public void recordPaid(String orderId) {
+    record(orderId, Instant.now().toString());
+  }
+
+  private void record(String orderId, String paidAt) {
     try (Connection c = dataSource.getConnection();
         PreparedStatement insert =
             c.prepareStatement("insert into demo_payment (order_id, paid_at) values (?, ?)")) {
@@ -56,6 +70,5 @@ public class Payments {
     } catch (SQLException e) {
       throw new IllegalStateException("cannot record the payment of order " + orderId, e);
     }
-    return outbox.publish(new OrderPaid(orderId, paidAt));
   }
 }

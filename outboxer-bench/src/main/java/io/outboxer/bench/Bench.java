@@ -1,0 +1,94 @@
+package io.outboxer.bench;
+
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * The benchmark's entry point: starts the real parts (a PostgreSQL database of its own, a Kafka
+ * broker, the Liberty server with the demo EAR, whose default outbox relays to that broker in 8
+ * partitions), runs the scenarios, and writes the table, {@code bench.json} and {@code bench.png}.
+ *
+ * <p>Settings (system properties): {@code bench.backlog} (P1 and P4, default 50000), {@code
+ * bench.groups} (10000), {@code bench.repetitions} (3), {@code bench.p5.large} (1000000), {@code
+ * bench.budget.minutes} (12: scenarios that would start later are left out, and the report says
+ * so).
+ */
+public final class Bench {
+
+  static final int PARTITIONS = 8;
+  static final int BATCH_SIZE = 100;
+  static final String TOPIC = "outboxer-bench";
+  static final String DIRECT_TOPIC = "bench-direct";
+
+  private Bench() {}
+
+  public static void main(String[] args) throws Exception {
+    long started = System.nanoTime();
+    String port = System.getProperty("bench.port");
+    Path out = Path.of(System.getProperty("bench.out"));
+    try (Db db = new Db("jdbc:postgresql://127.0.0.1:5432/", "outboxer_bench_" + port);
+        KafkaBroker kafka = new KafkaBroker(Path.of(System.getProperty("bench.kafka.dir")));
+        LibertyServer server =
+            new LibertyServer(
+                Path.of(System.getProperty("bench.wlp")),
+                System.getProperty("bench.server"),
+                Integer.parseInt(port))) {
+      System.out.println("bench: starting Kafka");
+      kafka.start();
+      kafka.createTopic(TOPIC, PARTITIONS);
+      kafka.createTopic(DIRECT_TOPIC, PARTITIONS);
+      System.out.println("bench: starting Liberty with the demo EAR on database " + db.name);
+      server.start(
+          Map.of("bench.kafka.bootstrap", kafka.bootstrapServers()),
+          Map.of("OUTBOXER_DATABASE", "postgresql", "DB_NAME", db.name));
+      long recorded =
+          db.number("select partitions from outboxer_outbox where name = '" + Db.OUTBOX + "'");
+      if (recorded != PARTITIONS) {
+        throw new IllegalStateException(
+            "the server's outbox has " + recorded + " partitions, the bench writes " + PARTITIONS);
+      }
+      Map<String, Callable<List<Long>>> components = new LinkedHashMap<>();
+      long libertyPid = server.pid();
+      components.put("liberty", () -> List.of(libertyPid));
+      components.put("kafka", () -> List.of(kafka.pid()));
+      components.put("postgresql", db::backendPids);
+      components.put("bench", () -> List.of(ProcessHandle.current().pid()));
+      try (LimitPipeline limit =
+          new LimitPipeline(db, kafka.bootstrapServers(), TOPIC, PARTITIONS, BATCH_SIZE)) {
+        limit.open();
+        run(db, server, kafka, limit, components, started, out);
+      }
+    }
+  }
+
+  private static void run(
+      Db db,
+      LibertyServer server,
+      KafkaBroker kafka,
+      LimitPipeline limit,
+      Map<String, Callable<List<Long>>> components,
+      long started,
+      Path out)
+      throws Exception {
+    Rig rig =
+        new Rig(
+            db,
+            server,
+            kafka,
+            limit,
+            new CpuMeter(components),
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(),
+            PARTITIONS,
+            BATCH_SIZE,
+            TOPIC);
+    Report report = new Report(Machine.describe(server, db));
+    new Scenarios(rig, report, out, started, Integer.getInteger("bench.budget.minutes", 12)).run();
+    report.write(out);
+    System.out.println(report.table());
+    System.out.println("bench: wrote " + out.resolve("bench.json") + " and bench.png");
+  }
+}

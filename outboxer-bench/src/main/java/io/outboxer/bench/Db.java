@@ -1,0 +1,263 @@
+package io.outboxer.bench;
+
+import io.outboxer.internal.rules.Partitioner;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The bench's own PostgreSQL database (created at start, dropped at the end) and what the bench
+ * writes and reads in it directly: backlogs of the demo's {@code OrderPaid} rows, exactly as {@code
+ * publish} writes them (the type's name, JSON-B's payload, the group key and Outboxer's partition
+ * of it), inserted by one SQL statement in one transaction.
+ */
+final class Db implements AutoCloseable {
+
+  static final String OUTBOX = "default";
+  static final String TYPE = "io.outboxer.demo.OrderPaid";
+
+  private static final String INSERT_BACKLOG =
+      """
+      insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)
+      select ?, g.part, 'order:' || g.order_id, ?,
+             '{"orderId":"' || g.order_id || '","paidAt":"' || ? || '"}'
+        from generate_series(0, ? - 1) as s(i)
+        join unnest(?::text[], ?::int[]) with ordinality as g(order_id, part, n)
+          on g.n = s.i % ? + 1
+       order by s.i
+      """;
+
+  private final String server;
+  final String name;
+
+  Db(String server, String name) {
+    this.server = server;
+    this.name = name;
+    admin("drop database if exists " + name + " with (force)");
+    admin("create database " + name);
+  }
+
+  String url() {
+    return server + name + "?user=postgres";
+  }
+
+  Connection connect() throws SQLException {
+    return DriverManager.getConnection(url());
+  }
+
+  /**
+   * Inserts {@code count} messages into {@code outbox} in one transaction, round robin over the
+   * orders {@code firstOrder .. firstOrder + groups - 1} (group {@code order:<n>}), with {@code
+   * paidAt} as every payload's time; analyzes the table and returns the last id inserted.
+   */
+  long insert(String outbox, int count, int groups, int firstOrder, int partitions, String paidAt)
+      throws SQLException {
+    try (Connection c = connect()) {
+      insertRows(c, outbox, count, groups, firstOrder, partitions, paidAt);
+      analyze(c);
+      return lastId(c);
+    }
+  }
+
+  /**
+   * Inserts a backlog as {@link #insert} does (and analyzes the table) and, in the same transaction
+   * (before any worker can see it), finds per partition the last id of each of its first {@code
+   * windows} windows of {@code perPartition} rows, and how many rows each window holds (fewer when
+   * the partition runs out).
+   *
+   * @return per partition, per window: {@code [last id, rows]}
+   */
+  long[][][] insertWindows(
+      String outbox,
+      int count,
+      int groups,
+      int partitions,
+      String paidAt,
+      int perPartition,
+      int windows)
+      throws SQLException {
+    long[][][] bounds = new long[partitions][windows][];
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      insertRows(c, outbox, count, groups, 0, partitions, paidAt);
+      try (PreparedStatement window =
+          c.prepareStatement(
+              "select max(id), count(*) from (select id from outboxer_message"
+                  + " where outbox = ? and partition_no = ? and id > ? order by id limit ?) w")) {
+        for (int p = 0; p < partitions; p++) {
+          long after = 0;
+          for (int k = 0; k < windows; k++) {
+            window.setString(1, outbox);
+            window.setInt(2, p);
+            window.setLong(3, after);
+            window.setInt(4, perPartition);
+            try (ResultSet r = window.executeQuery()) {
+              r.next();
+              bounds[p][k] = new long[] {r.getLong(1), r.getLong(2)};
+              after = r.getLong(1);
+            }
+          }
+        }
+      }
+      c.commit();
+      c.setAutoCommit(true);
+      analyze(c);
+    }
+    return bounds;
+  }
+
+  private static void insertRows(
+      Connection c,
+      String outbox,
+      int count,
+      int groups,
+      int firstOrder,
+      int partitions,
+      String paidAt)
+      throws SQLException {
+    String[] orders = new String[groups];
+    Integer[] parts = new Integer[groups];
+    for (int g = 0; g < groups; g++) {
+      orders[g] = Integer.toString(firstOrder + g);
+      parts[g] = Partitioner.partitionOf("order:" + orders[g], partitions);
+    }
+    try (PreparedStatement insert = c.prepareStatement(INSERT_BACKLOG)) {
+      insert.setString(1, outbox);
+      insert.setString(2, TYPE);
+      insert.setString(3, paidAt);
+      insert.setInt(4, count);
+      insert.setArray(5, c.createArrayOf("text", orders));
+      insert.setArray(6, c.createArrayOf("int4", parts));
+      insert.setInt(7, groups);
+      int inserted = insert.executeUpdate();
+      if (inserted != count) {
+        throw new IllegalStateException("inserted " + inserted + " rows, not " + count);
+      }
+    }
+  }
+
+  /**
+   * The first ready id of a partition of {@code outbox} (0 when it has none), read as the worker
+   * reads its batches: the range {@code state < 1} of the scan index, in id order.
+   */
+  long firstReady(Connection c, String outbox, int partition) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "select id from outboxer_message where outbox = ? and partition_no = ? and state < 1"
+                + " order by state, id limit 1")) {
+      s.setString(1, outbox);
+      s.setInt(2, partition);
+      try (ResultSet r = s.executeQuery()) {
+        return r.next() ? r.getLong(1) : 0;
+      }
+    }
+  }
+
+  /**
+   * Gives the planner the table's new statistics at once, as autovacuum would some time after a
+   * backlog built up: the product and the limit pipeline read with the same plans from the start.
+   */
+  private static void analyze(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("analyze outboxer_message");
+    }
+  }
+
+  private static long lastId(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("select max(id) from outboxer_message")) {
+      r.next();
+      return r.getLong(1);
+    }
+  }
+
+  /** An order id whose group {@code order:<id>} falls into each partition, in partition order. */
+  static List<String> orderPerPartition(String prefix, int partitions) {
+    List<String> orders = new ArrayList<>();
+    for (int p = 0; p < partitions; p++) {
+      for (int n = 0; ; n++) {
+        if (Partitioner.partitionOf("order:" + prefix + n, partitions) == p) {
+          orders.add(prefix + n);
+          break;
+        }
+      }
+    }
+    return orders;
+  }
+
+  /**
+   * True while {@code outbox} holds any row other than those of {@code exceptGroup} (null: any row
+   * at all).
+   */
+  boolean anyLeft(String outbox, String exceptGroup) throws SQLException {
+    // The other groups never fail: their rows are ready (state 0) until deleted, and the range
+    // state < 1 leaves the poisoned group's held rows out of the search.
+    String except =
+        exceptGroup == null ? "" : " and state < 1 and group_key <> '" + exceptGroup + "'";
+    return number(
+            "select count(*) from (select 1 from outboxer_message where outbox = '"
+                + outbox
+                + "'"
+                + except
+                + " limit 1) t")
+        > 0;
+  }
+
+  long number(String sql) throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery(sql)) {
+      r.next();
+      return r.getLong(1);
+    }
+  }
+
+  void execute(String sql) throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  /** The process ids of this database's backends (the server's pool and the bench's clients). */
+  List<Long> backendPids() throws SQLException {
+    List<Long> pids = new ArrayList<>();
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet r =
+            s.executeQuery("select pid from pg_stat_activity where datname = '" + name + "'")) {
+      while (r.next()) {
+        pids.add(r.getLong(1));
+      }
+    }
+    return pids;
+  }
+
+  String version() throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("show server_version")) {
+      r.next();
+      return r.getString(1);
+    }
+  }
+
+  private void admin(String sql) {
+    try (Connection c = DriverManager.getConnection(server + "postgres?user=postgres");
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    } catch (SQLException e) {
+      throw new IllegalStateException("PostgreSQL at " + server + " refused: " + sql, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    admin("drop database if exists " + name + " with (force)");
+  }
+}

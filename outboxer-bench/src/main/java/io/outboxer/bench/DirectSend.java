@@ -1,0 +1,93 @@
+package io.outboxer.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * P3's reference, the floor of commit-to-broker latency: no outbox at all. At the same rate, commit
+ * the same business insert by JDBC ({@code demo_payment}, autocommit), then at once send a record
+ * with the same producer settings and flush; latency from the commit to the consumer's arrival.
+ */
+final class DirectSend {
+
+  private final Rig rig;
+  private final String topic;
+
+  DirectSend(Rig rig, String topic) {
+    this.rig = rig;
+    this.topic = topic;
+  }
+
+  Requests.Latency latency(int perSecond, Duration duration) throws Exception {
+    int threads = 16;
+    BlockingQueue<Connection> connections = new ArrayBlockingQueue<>(threads);
+    for (int i = 0; i < threads; i++) {
+      connections.add(rig.db().connect());
+    }
+    ExecutorService senders = Executors.newFixedThreadPool(threads);
+    AtomicLong ids = new AtomicLong();
+    try (Arrivals arrivals = new Arrivals(rig.kafka().bootstrapServers(), topic);
+        KafkaProducer<String, String> producer = rig.limit().producer(null)) {
+      List<Future<long[]>> sends = new ArrayList<>();
+      long intervalNanos = 1_000_000_000L / perSecond;
+      long count = duration.toNanos() / intervalNanos;
+      long start = System.nanoTime();
+      for (long i = 0; i < count; i++) {
+        Requests.sleepUntil(start + i * intervalNanos);
+        sends.add(
+            senders.submit(
+                () -> {
+                  long id = ids.incrementAndGet();
+                  Connection c = connections.take();
+                  try (PreparedStatement insert =
+                      c.prepareStatement(
+                          "insert into demo_payment (order_id, paid_at) values (?, ?)")) {
+                    insert.setString(1, "direct-" + id);
+                    insert.setString(2, "2026-01-01T00:00:00Z");
+                    insert.executeUpdate();
+                  } finally {
+                    connections.add(c);
+                  }
+                  long committed = System.nanoTime();
+                  ProducerRecord<String, String> record =
+                      new ProducerRecord<>(
+                          topic,
+                          "order:direct-" + id,
+                          "{\"orderId\":\"direct-"
+                              + id
+                              + "\",\"paidAt\":\"2026-01-01T00:00:00Z\"}");
+                  record
+                      .headers()
+                      .add("outboxer-id", Long.toString(id).getBytes(StandardCharsets.UTF_8));
+                  producer.send(record);
+                  producer.flush();
+                  return new long[] {id, committed};
+                }));
+      }
+      List<long[]> committed = new ArrayList<>();
+      for (Future<long[]> send : sends) {
+        committed.add(send.get());
+      }
+      return arrivals.latencies(committed);
+    } finally {
+      senders.shutdownNow();
+      senders.awaitTermination(10, TimeUnit.SECONDS);
+      for (Connection c : connections) {
+        c.close();
+      }
+    }
+  }
+}

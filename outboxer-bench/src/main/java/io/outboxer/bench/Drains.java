@@ -1,0 +1,187 @@
+package io.outboxer.bench;
+
+import static org.awaitility.Awaitility.await;
+
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * P1, P4 and P5: backlogs written straight into the outbox table, drained by the product (the
+ * server's workers, woken by one publish per partition) and by the limit pipeline.
+ */
+final class Drains {
+
+  private static final String PAID_AT = "2026-01-01T00:00:00.000000Z";
+  private static final int POISON_ORDER = 900_000_000;
+  private static final Duration TIMEOUT = Duration.ofMinutes(5);
+
+  private final Rig rig;
+  private final int groups;
+
+  Drains(Rig rig, int groups) {
+    this.rig = rig;
+    this.groups = groups;
+  }
+
+  /** Messages per second of the product's drain of {@code count} messages, and the CPU it used. */
+  Run product(int count) throws Exception {
+    rig.truncate();
+    List<String> wake = rig.wakeOrders();
+    rig.db().insert(Db.OUTBOX, count, groups, 0, rig.partitions(), PAID_AT);
+    return measure(
+        count + wake.size(),
+        () -> {
+          rig.wakeAll(wake);
+          awaitDrained(() -> !rig.db().anyLeft(Db.OUTBOX, null));
+          return null;
+        });
+  }
+
+  /**
+   * Messages per second of the limit pipeline's drain of {@code count} messages; with {@code
+   * transactional}, one Kafka transaction per batch.
+   */
+  Run limit(int count, boolean transactional) throws Exception {
+    rig.truncate();
+    rig.db().insert(Rig.LIMIT_OUTBOX, count, groups, 0, rig.partitions(), PAID_AT);
+    return measure(count, () -> rig.limit().drain(Rig.LIMIT_OUTBOX, transactional, () -> false));
+  }
+
+  /**
+   * P4: the product's drain of {@code count} messages of other groups while a group of {@code
+   * poisoned} rows whose head Kafka refuses (1.5 MB, over the producer's max.request.size) sits at
+   * the head of its partition, retried forever (max-attempts infinity, the default).
+   */
+  Run poisoned(int count, int poisoned) throws Exception {
+    rig.truncate();
+    String big = "x".repeat(1_500_000);
+    rig.db().insert(Db.OUTBOX, 1, 1, POISON_ORDER, rig.partitions(), big);
+    rig.db().insert(Db.OUTBOX, poisoned - 1, 1, POISON_ORDER, rig.partitions(), PAID_AT);
+    List<String> wake = rig.wakeOrders();
+    rig.db().insert(Db.OUTBOX, count, groups, 0, rig.partitions(), PAID_AT);
+    String group = "order:" + POISON_ORDER;
+    return measure(
+        count + wake.size(),
+        () -> {
+          rig.wakeAll(wake);
+          awaitDrained(() -> !rig.db().anyLeft(Db.OUTBOX, group));
+          return null;
+        });
+  }
+
+  /**
+   * P5: one partition's time per batch (ms) with a backlog of {@code pending} messages. Each
+   * partition's time to drain its next {@code perPartition} rows, per batch, averaged over the
+   * partitions, for {@code windows} consecutive windows: the first from the wake-up, the next ones
+   * each from the partition's end of the previous. Each partition is timed on its own rows, so the
+   * partitions' different speeds do not blur the windows. The product's when {@code product}, else
+   * the limit pipeline's.
+   */
+  List<Double> timePerBatch(boolean product, int pending, int perPartition, int windows)
+      throws Exception {
+    rig.truncate();
+    String outbox = product ? Db.OUTBOX : Rig.LIMIT_OUTBOX;
+    int partitions = rig.partitions();
+    long[][][] bounds =
+        rig.db().insertWindows(outbox, pending, groups, partitions, PAID_AT, perPartition, windows);
+    AtomicBoolean stop = new AtomicBoolean();
+    rig.limit().open();
+    // The wake-ups (the product) or the limit pipeline run beside the polling, which must start
+    // at once: the first windows end while the wake-up requests are still being answered.
+    Thread drain =
+        new Thread(
+            () -> {
+              try {
+                if (product) {
+                  rig.wakeAll(rig.wakeOrders());
+                } else {
+                  rig.limit().drain(Rig.LIMIT_OUTBOX, false, stop::get);
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException("starting the drain failed", e);
+              }
+            });
+    long start = System.nanoTime();
+    drain.start();
+    long[][] doneAt = new long[partitions][windows];
+    int[] next = new int[partitions];
+    try (Connection c = rig.db().connect()) {
+      long deadline = start + TIMEOUT.toNanos();
+      int open = partitions;
+      while (open > 0) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("P5's windows did not drain within " + TIMEOUT);
+        }
+        for (int p = 0; p < partitions; p++) {
+          if (next[p] == windows) {
+            continue;
+          }
+          long first = rig.db().firstReady(c, outbox, p);
+          long now = System.nanoTime();
+          while (next[p] < windows && (first == 0 || first > bounds[p][next[p]][0])) {
+            doneAt[p][next[p]++] = now;
+            open -= next[p] == windows ? 1 : 0;
+          }
+        }
+        Thread.sleep(10);
+      }
+    } finally {
+      stop.set(true);
+      drain.join();
+    }
+    rig.truncate();
+    List<Double> perBatch = new ArrayList<>();
+    for (int k = 0; k < windows; k++) {
+      double sum = 0;
+      for (int p = 0; p < partitions; p++) {
+        long from = k == 0 ? start : doneAt[p][k - 1];
+        double batches = (double) bounds[p][k][1] / rig.batchSize();
+        sum += (doneAt[p][k] - from) / 1e6 / batches;
+      }
+      perBatch.add(sum / partitions);
+    }
+    return perBatch;
+  }
+
+  /** A drain's throughput and the cores each component used meanwhile. */
+  record Run(double perSecond, Map<String, Double> cores) {}
+
+  /**
+   * Times {@code drain}: from now, or from the time it returns (a nanoTime) when it set itself up
+   * first, to its end.
+   */
+  private Run measure(int messages, Callable<Long> drain) throws Exception {
+    CpuMeter.Sample before = rig.meter().sample();
+    long start = System.nanoTime();
+    Long started = drain.call();
+    if (started != null) {
+      start = started;
+    }
+    long end = System.nanoTime();
+    CpuMeter.Sample after = rig.meter().sample();
+    return new Run(messages / ((end - start) / 1e9), CpuMeter.cores(before, after));
+  }
+
+  /** Waits until the product's outbox holds no row. */
+  static void awaitEmpty(Db db) {
+    awaitDrained(() -> !db.anyLeft(Db.OUTBOX, null));
+  }
+
+  private static void awaitDrained(Callable<Boolean> drained) {
+    await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(100)).until(drained);
+  }
+
+  /** The average of each component's cores over {@code runs}. */
+  static Map<String, Double> averageCores(List<Run> runs) {
+    Map<String, Double> sum = new LinkedHashMap<>();
+    runs.forEach(r -> r.cores().forEach((k, v) -> sum.merge(k, v / runs.size(), Double::sum)));
+    sum.replaceAll((k, v) -> Math.round(v * 100) / 100.0);
+    return sum;
+  }
+}

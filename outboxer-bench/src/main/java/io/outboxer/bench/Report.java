@@ -1,0 +1,225 @@
+package io.outboxer.bench;
+
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonWriterFactory;
+import jakarta.json.stream.JsonGenerator;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.style.Styler;
+
+/** The run's results as a table on stdout, {@code bench.json} and the chart {@code bench.png}. */
+final class Report {
+
+  private final Map<String, String> machine;
+  private final List<Result> results = new ArrayList<>();
+  private final List<String> notes = new ArrayList<>();
+  private Map<String, Double> profile = Map.of();
+  private String profileNote = "";
+
+  Report(Map<String, String> machine) {
+    this.machine = machine;
+  }
+
+  void add(Result result) {
+    results.add(result);
+    System.out.println(row(result));
+  }
+
+  /** Where the workers' time went during a recorded drain, in ms per stage. */
+  void profile(Map<String, Double> msByStage, String note) {
+    profile = msByStage;
+    profileNote = note;
+    System.out.println(profileTable());
+  }
+
+  private String profileTable() {
+    StringBuilder t = new StringBuilder("\nprofile: " + profileNote + "\n");
+    double total = profile.values().stream().mapToDouble(Double::doubleValue).sum();
+    profile.entrySet().stream()
+        .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+        .forEach(
+            e ->
+                t.append(
+                    String.format(
+                        Locale.ROOT,
+                        "  %-50s %9.0f ms %5.1f%%%n",
+                        e.getKey(),
+                        e.getValue(),
+                        100 * e.getValue() / total)));
+    return t.toString();
+  }
+
+  void note(String note) {
+    notes.add(note);
+    System.out.println("note: " + note);
+  }
+
+  String table() {
+    StringBuilder t = new StringBuilder();
+    machine.forEach((k, v) -> t.append(k).append(": ").append(v).append('\n'));
+    t.append(
+        String.format(
+            Locale.ROOT,
+            "%n| %-4s | %-44s | %-30s | %-30s | %-22s | %7s | %-7s |%n",
+            "id",
+            "scenario",
+            "product: median (min-max)",
+            "reference: median (min-max)",
+            "reference",
+            "ratio",
+            "target"));
+    t.append("|------|").append("-".repeat(46)).append('|').append("-".repeat(32)).append('|');
+    t.append("-".repeat(32)).append('|').append("-".repeat(24)).append("|---------|---------|\n");
+    results.forEach(r -> t.append(row(r)).append('\n'));
+    if (!profile.isEmpty()) {
+      t.append(profileTable());
+    }
+    notes.forEach(n -> t.append("\nnote: ").append(n));
+    return t.append('\n').toString();
+  }
+
+  private static String row(Result r) {
+    return String.format(
+        Locale.ROOT,
+        "| %-4s | %-44s | %-30s | %-30s | %-22s | %7.3f | %-7s |",
+        r.id(),
+        r.title(),
+        figure(r.product()),
+        figure(r.limit()),
+        r.reference(),
+        r.ratio(),
+        Double.isNaN(r.target())
+            ? ""
+            : (r.higherIsBetter() ? ">= " : "<= ")
+                + r.target()
+                + (Boolean.TRUE.equals(r.met()) ? " ok" : " NO"));
+  }
+
+  private static String figure(Figure f) {
+    return String.format(
+        Locale.ROOT, "%.1f (%.1f-%.1f) %s", f.median(), f.min(), f.max(), f.unit());
+  }
+
+  void write(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve("bench.txt"), table());
+    JsonObjectBuilder json = Json.createObjectBuilder();
+    JsonObjectBuilder m = Json.createObjectBuilder();
+    machine.forEach(m::add);
+    json.add("machine", m);
+    JsonArrayBuilder scenarios = Json.createArrayBuilder();
+    for (Result r : results) {
+      JsonObjectBuilder s =
+          Json.createObjectBuilder()
+              .add("id", r.id())
+              .add("title", r.title())
+              .add("reference", r.reference())
+              .add("higherIsBetter", r.higherIsBetter())
+              .add("product", figure(r.product(), r))
+              .add("limit", figure(r.limit(), r))
+              .add("ratio", r.ratio())
+              .add("note", r.note());
+      if (!Double.isNaN(r.target())) {
+        s.add("target", r.target()).add("met", r.met());
+      }
+      JsonObjectBuilder cpu = Json.createObjectBuilder();
+      r.cpu()
+          .forEach(
+              (run, cores) -> {
+                JsonObjectBuilder c = Json.createObjectBuilder();
+                cores.forEach(c::add);
+                cpu.add(run, c);
+              });
+      scenarios.add(s.add("cpuCores", cpu));
+    }
+    json.add("scenarios", scenarios);
+    JsonObjectBuilder stages = Json.createObjectBuilder();
+    profile.forEach(stages::add);
+    json.add(
+        "profile", Json.createObjectBuilder().add("note", profileNote).add("workerMs", stages));
+    JsonArrayBuilder n = Json.createArrayBuilder();
+    notes.forEach(n::add);
+    json.add("notes", n);
+    JsonWriterFactory writers =
+        Json.createWriterFactory(Map.of(JsonGenerator.PRETTY_PRINTING, true));
+    try (Writer w = Files.newBufferedWriter(dir.resolve("bench.json"))) {
+      writers.createWriter(w).writeObject(json.build());
+    }
+    chart(dir.resolve("bench.png"));
+  }
+
+  /** A short category name: the id, and for P2 and P3 which of their rows. */
+  private static String label(Result r) {
+    String t = r.title();
+    if (t.contains(" clients, ")) {
+      return r.id() + " " + t.replaceAll(".* (\\d+) clients, (\\S+).*", "$1 clients $2");
+    }
+    if (t.startsWith("commit-to-broker ")) {
+      return r.id() + " " + t.substring("commit-to-broker ".length());
+    }
+    return r.id();
+  }
+
+  private static JsonObjectBuilder figure(Figure f, Result r) {
+    JsonArrayBuilder samples = Json.createArrayBuilder();
+    f.samples().forEach(samples::add);
+    return Json.createObjectBuilder()
+        .add("unit", f.unit())
+        .add("median", f.median())
+        .add("min", f.min())
+        .add("max", f.max())
+        .add("spread", f.spread())
+        .add("samples", samples);
+  }
+
+  /**
+   * One bar per row: the product's performance as a fraction of its reference's (throughput ratio,
+   * or the inverse ratio of times), with the range the repetitions span, beside the target.
+   */
+  private void chart(Path file) throws IOException {
+    CategoryChart chart =
+        new CategoryChartBuilder()
+            .width(1400)
+            .height(700)
+            .title("Outboxer against its reference, same run (1 = as fast as the reference)")
+            .xAxisTitle("scenario")
+            .yAxisTitle("product performance / reference")
+            .build();
+    chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+    chart.getStyler().setXAxisLabelRotation(90);
+    chart.getStyler().setErrorBarsColor(java.awt.Color.DARK_GRAY);
+    List<String> names = new ArrayList<>();
+    List<Double> performance = new ArrayList<>();
+    List<Double> errors = new ArrayList<>();
+    List<Double> targets = new ArrayList<>();
+    for (Result r : results) {
+      names.add(label(r));
+      // A product figure of 0 (nothing measured) has no finite performance: drawn as 0.
+      performance.add(Double.isFinite(r.performance()) ? r.performance() : 0);
+      double worst =
+          r.higherIsBetter()
+              ? r.product().min() / r.limit().max()
+              : r.limit().min() / r.product().max();
+      errors.add(Double.isFinite(r.performance()) ? Math.max(0, r.performance() - worst) : 0);
+      targets.add(Double.isNaN(r.target()) ? 0 : r.higherIsBetter() ? r.target() : 1 / r.target());
+    }
+    chart.addSeries(
+        "product / reference (median; bar: to the worst repetition pair)",
+        names,
+        performance,
+        errors);
+    chart.addSeries("target", names, targets);
+    BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
+  }
+}

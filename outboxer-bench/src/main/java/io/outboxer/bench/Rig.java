@@ -1,0 +1,68 @@
+package io.outboxer.bench;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What every scenario works with: the database, the server with the product, the broker, the limit
+ * pipeline and the CPU meter; and the outbox's shape (partitions, batch size) that both share.
+ */
+record Rig(
+    Db db,
+    LibertyServer server,
+    KafkaBroker kafka,
+    LimitPipeline limit,
+    CpuMeter meter,
+    HttpClient http,
+    int partitions,
+    int batchSize,
+    String topic) {
+
+  /** The outbox the limit pipeline drains: rows the server's engine does not know. */
+  static final String LIMIT_OUTBOX = "limit";
+
+  /** Order ids that wake each partition's worker at once when paid (see {@link #wakeAll}). */
+  List<String> wakeOrders() {
+    return Db.orderPerPartition("wake-", partitions);
+  }
+
+  /**
+   * Pays one order per partition through the demo, all at once: the publishing commits wake every
+   * partition's worker, as an application's publishes would, instead of leaving a backlog written
+   * by SQL to the next poll.
+   */
+  void wakeAll(List<String> orders) throws Exception {
+    List<CompletableFuture<HttpResponse<String>>> paid = new ArrayList<>();
+    for (String order : orders) {
+      paid.add(http.sendAsync(request("/demo/orders/" + order + "/paid"), BodyHandlers.ofString()));
+    }
+    for (int i = 0; i < orders.size(); i++) {
+      HttpResponse<String> r = paid.get(i).get();
+      if (r.statusCode() != 201) {
+        throw new IllegalStateException("paying " + orders.get(i) + " answered " + r.statusCode());
+      }
+    }
+  }
+
+  HttpResponse<String> post(String path) throws Exception {
+    return http.send(request(path), BodyHandlers.ofString());
+  }
+
+  private HttpRequest request(String path) {
+    return HttpRequest.newBuilder(URI.create(server.url(path)))
+        .timeout(Duration.ofSeconds(180))
+        .POST(HttpRequest.BodyPublishers.noBody())
+        .build();
+  }
+
+  void truncate() throws Exception {
+    db.execute("truncate outboxer_message");
+  }
+}

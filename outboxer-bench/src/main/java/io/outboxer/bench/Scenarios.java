@@ -1,0 +1,260 @@
+package io.outboxer.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The scenarios in order of importance, each measured beside its reference in this run, with a
+ * warm-up and {@code bench.repetitions} repetitions; the product's and the reference's runs
+ * alternate so that a change in the machine's load touches both.
+ */
+final class Scenarios {
+
+  static final double NO_TARGET = Double.NaN;
+
+  private final Rig rig;
+  private final Report report;
+  private final Path out;
+  private final long started;
+  private final int budgetMinutes;
+  private final int reps = Integer.getInteger("bench.repetitions", 3);
+  private final int backlog = Integer.getInteger("bench.backlog", 50_000);
+  private final int groups = Integer.getInteger("bench.groups", 10_000);
+  private final int large = Integer.getInteger("bench.p5.large", 1_000_000);
+  private final Drains drains;
+  private final LoadScenarios load;
+
+  /**
+   * P2's publishing throughput with 8 clients (median), when measured: P3's rate stays under it.
+   */
+  private double publishCapacity = Double.NaN;
+
+  Scenarios(Rig rig, Report report, Path out, long started, int budgetMinutes) {
+    this.rig = rig;
+    this.out = out;
+    this.report = report;
+    this.started = started;
+    this.budgetMinutes = budgetMinutes;
+    this.drains = new Drains(rig, groups);
+    this.load = new LoadScenarios(rig, report, new Requests(rig, groups), reps);
+  }
+
+  interface Step {
+    void run() throws Exception;
+  }
+
+  void run() throws Exception {
+    Map<String, Step> steps = new LinkedHashMap<>();
+    steps.put("P1", this::p1);
+    steps.put("P1t", this::p1Transactions);
+    steps.put("profile", this::profile);
+    steps.put("P5", this::p5);
+    steps.put("P2", load::p2);
+    steps.put("P3", load::p3);
+    steps.put("P4", this::p4);
+    List<String> only = List.of(System.getProperty("bench.only", "").split(","));
+    for (Map.Entry<String, Step> step : steps.entrySet()) {
+      if (!only.get(0).isEmpty() && !only.contains(step.getKey())) {
+        continue;
+      }
+      double minutes = minutesUsed();
+      if (minutes > budgetMinutes) {
+        report.note(
+            step.getKey()
+                + " left out: the run had used "
+                + Math.round(minutes)
+                + " of the "
+                + budgetMinutes
+                + " minutes within which a scenario may start");
+        continue;
+      }
+      System.out.println("bench: " + step.getKey());
+      try {
+        step.getValue().run();
+      } catch (Exception | AssertionError e) {
+        // One scenario's failure leaves the others' figures standing; the report names it.
+        e.printStackTrace();
+        report.note(step.getKey() + " failed: " + e);
+      }
+    }
+    report.note("P1 into JMS and P1 on SQLite are not measured by this version of the bench");
+  }
+
+  private double minutesUsed() {
+    return (System.nanoTime() - started) / 60e9;
+  }
+
+  private void p1() throws Exception {
+    drains.product(backlog / 10);
+    drains.limit(backlog / 10, false);
+    List<Drains.Run> product = new ArrayList<>();
+    List<Drains.Run> limit = new ArrayList<>();
+    for (int r = 0; r < reps; r++) {
+      product.add(drains.product(backlog));
+      limit.add(drains.limit(backlog, false));
+    }
+    report.add(
+        new Result(
+            "P1",
+            "drain " + backlog + " msgs, " + groups + " groups -> Kafka",
+            "limit pipeline",
+            true,
+            figure("msg/s", product, Drains.Run::perSecond),
+            figure("msg/s", limit, Drains.Run::perSecond),
+            0.6,
+            "backlog written by SQL in one transaction, then one publish per partition wakes the"
+                + " workers; batch-size "
+                + rig.batchSize()
+                + ", "
+                + rig.partitions()
+                + " partitions",
+            cpu(product, limit)));
+  }
+
+  /** The profile's step: the limit pipeline with one Kafka transaction per batch, as the relay. */
+  private void p1Transactions() throws Exception {
+    List<Drains.Run> transactional = new ArrayList<>();
+    List<Drains.Run> plain = new ArrayList<>();
+    for (int r = 0; r < reps; r++) {
+      transactional.add(drains.limit(backlog, true));
+      plain.add(drains.limit(backlog, false));
+    }
+    report.add(
+        new Result(
+            "P1t",
+            "limit pipeline + a Kafka transaction per batch",
+            "limit pipeline",
+            true,
+            figure("msg/s", transactional, Drains.Run::perSecond),
+            figure("msg/s", plain, Drains.Run::perSecond),
+            NO_TARGET,
+            "no Outboxer in either: what Kafka transactions alone cost",
+            cpu(transactional, plain)));
+  }
+
+  /**
+   * One more drain of the product's, recorded by JDK Flight Recorder in the server: where the
+   * workers' time goes, per stage of a batch.
+   */
+  private void profile() throws Exception {
+    Files.createDirectories(out);
+    Path recording = out.resolve("liberty-drain.jfr");
+    long pid = rig.server().pid();
+    Profile.jcmd(
+        pid,
+        "JFR.start",
+        "name=bench",
+        "settings=" + Profile.settings(out),
+        "filename=" + recording);
+    Drains.Run run = drains.product(backlog);
+    Profile.jcmd(pid, "JFR.stop", "name=bench");
+    report.profile(
+        Profile.workerTime(recording),
+        "the product's drain of "
+            + backlog
+            + " messages at "
+            + Math.round(run.perSecond())
+            + " msg/s under the recording; worker threads' ms by stage, "
+            + recording.getFileName()
+            + " holds the recording");
+  }
+
+  private void p5() throws Exception {
+    int small = 10_000;
+    // Windows of half a partition's share of the small backlog; the first window of each backlog
+    // (the wake-up, the first reads) is left out in both cases, so both are timed in full stride.
+    int perPartition = small / rig.partitions() / 2;
+    List<Double> productSmall = new ArrayList<>();
+    List<Double> limitSmall = new ArrayList<>();
+    for (int r = 0; r < reps; r++) {
+      productSmall.add(drains.timePerBatch(true, small, perPartition, 2).get(1));
+      limitSmall.add(drains.timePerBatch(false, small, perPartition, 2).get(1));
+    }
+    List<Double> productLarge = drains.timePerBatch(true, large, perPartition, reps + 1);
+    List<Double> limitLarge = drains.timePerBatch(false, large, perPartition, reps + 1);
+    productLarge = productLarge.subList(1, productLarge.size());
+    limitLarge = limitLarge.subList(1, limitLarge.size());
+    String unit = "ms/batch";
+    String how =
+        "each partition timed on its own next "
+            + perPartition
+            + " rows (batch-size "
+            + rig.batchSize()
+            + "), all partitions draining";
+    report.add(
+        new Result(
+            "P5a",
+            "time per batch, " + small + " pending",
+            "limit pipeline",
+            false,
+            new Figure(unit, productSmall),
+            new Figure(unit, limitSmall),
+            NO_TARGET,
+            how + "; the second window of each of " + reps + " backlogs",
+            Map.of()));
+    report.add(
+        new Result(
+            "P5b",
+            "time per batch, " + large + " pending",
+            "limit pipeline",
+            false,
+            new Figure(unit, productLarge),
+            new Figure(unit, limitLarge),
+            NO_TARGET,
+            how + "; one backlog, its windows 2 to " + (reps + 1) + " as repetitions",
+            Map.of()));
+    report.add(
+        new Result(
+            "P5",
+            "time per batch, " + large + " vs " + small + " pending",
+            "product, " + small + " pending",
+            false,
+            new Figure(unit, productLarge),
+            new Figure(unit, productSmall),
+            1.3,
+            "does a batch cost more when the backlog is large?",
+            Map.of()));
+  }
+
+  private void p4() throws Exception {
+    int poisoned = 100_000;
+    List<Drains.Run> with = new ArrayList<>();
+    List<Drains.Run> without = new ArrayList<>();
+    // The last scenario: its repetitions stop at the run's 14th minute, the report saying so.
+    while (with.size() < reps && (with.isEmpty() || minutesUsed() < budgetMinutes + 1)) {
+      with.add(drains.poisoned(backlog, poisoned));
+      without.add(drains.product(backlog));
+    }
+    if (with.size() < reps) {
+      report.note("P4 ran " + with.size() + " of " + reps + " repetitions within the time limit");
+    }
+    report.add(
+        new Result(
+            "P4",
+            "others' drain, poisoned group of " + poisoned + " ahead",
+            "product, no poisoned group",
+            true,
+            figure("msg/s", with, Drains.Run::perSecond),
+            figure("msg/s", without, Drains.Run::perSecond),
+            0.95,
+            "head refused by Kafka (1.5 MB > max.request.size), retried forever; "
+                + backlog
+                + " messages of other groups behind it",
+            cpu(with, without)));
+  }
+
+  static <T> Figure figure(String unit, List<T> runs, ToDoubleFunction<T> value) {
+    return new Figure(unit, runs.stream().mapToDouble(value).boxed().toList());
+  }
+
+  private static Map<String, Map<String, Double>> cpu(
+      List<Drains.Run> product, List<Drains.Run> reference) {
+    return Map.of(
+        "product", Drains.averageCores(product), "reference", Drains.averageCores(reference));
+  }
+}
