@@ -30,6 +30,10 @@ public final class Deployments {
         ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(libs, "outboxer.ear"));
     // The demo's listener would compete with the tests for the demo queue.
     ear.delete("/outboxer-demo.war");
+    // A second engine instance in one server would claim the admin API's context root again.
+    if (!name.equals("outboxer.ear")) {
+      ear.delete("/outboxer-web.war");
+    }
     WebArchive tests =
         ShrinkWrap.create(WebArchive.class, name.replace(".ear", "-tests.war"))
             .addClasses(testClasses)
