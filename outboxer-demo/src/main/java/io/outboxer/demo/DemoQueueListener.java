@@ -1,6 +1,5 @@
 package io.outboxer.demo;
 
-import io.outboxer.Inbox;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.MessageDriven;
 import jakarta.inject.Inject;
@@ -14,10 +13,8 @@ import java.io.StringReader;
 
 /**
  * Consumes the demo queue that the default outbox's JMS relay sends to. The activation spec in
- * server.xml runs one instance at a time, so messages are consumed in the order they were sent.
- * Each message is claimed in the {@link Inbox} in the listener's transaction: a redelivered message
- * of a group is a duplicate and is not recorded again. The trace context the message was published
- * in, if any, is recorded beside it.
+ * server.xml runs one instance at a time, so messages are consumed in the order they were sent. The
+ * trace context the message was published in, if any, is recorded beside it.
  */
 @MessageDriven(
     activationConfig = {
@@ -28,16 +25,12 @@ import java.io.StringReader;
 public class DemoQueueListener implements MessageListener {
 
   @Inject private ReceivedMessages received;
-  @Inject private Inbox inbox;
 
   @Override
   public void onMessage(Message message) {
     try {
       long id = message.getLongProperty("OutboxerId");
       String group = message.getStringProperty("OutboxerGroup");
-      if (group != null && !inbox.claim(message.getStringProperty("OutboxerOutbox"), group, id)) {
-        return; // a duplicate: processed before
-      }
       JsonObjectBuilder entry =
           Json.createObjectBuilder()
               .add("id", id)
