@@ -74,14 +74,7 @@ public class OutboxAdminBean implements OutboxAdmin {
       throw new OutboxException(
           "OUTBOXER-4003 a page holds 1 to " + MAX_PAGE + " messages, not " + limit);
     }
-    RowState stored =
-        switch (state) {
-          case READY -> RowState.READY;
-          case HELD -> RowState.HELD;
-          case RETRYING -> RowState.WAITING;
-          case DEAD -> RowState.DEAD;
-        };
-    return store.page(outbox, stored, afterId, limit);
+    return store.page(outbox, RowState.of(state), afterId, limit);
   }
 
   @Override

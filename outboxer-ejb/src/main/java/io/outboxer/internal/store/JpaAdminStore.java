@@ -1,7 +1,6 @@
 package io.outboxer.internal.store;
 
 import io.outboxer.MessageDetails;
-import io.outboxer.MessageState;
 import io.outboxer.PartitionLease;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -64,22 +63,13 @@ public class JpaAdminStore implements AdminStore {
                     ((Number) r[1]).intValue(),
                     (String) r[2],
                     (String) r[3],
-                    stateOf(RowState.of(((Number) r[4]).intValue())),
+                    RowState.of(((Number) r[4]).intValue()).asMessageState(),
                     ((Number) r[5]).intValue(),
                     instant(r[6]),
                     instant(r[7]),
                     instant(r[8]),
                     (String) r[9]))
         .toList();
-  }
-
-  private static MessageState stateOf(RowState state) {
-    return switch (state) {
-      case READY -> MessageState.READY;
-      case HELD -> MessageState.HELD;
-      case WAITING -> MessageState.RETRYING;
-      case DEAD -> MessageState.DEAD;
-    };
   }
 
   private static Instant instant(Object millis) {

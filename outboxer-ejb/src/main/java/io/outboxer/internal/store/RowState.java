@@ -1,5 +1,7 @@
 package io.outboxer.internal.store;
 
+import io.outboxer.MessageState;
+
 /**
  * The delivery state of a message row, stored as its {@link #code()} in {@code
  * outboxer_message.state}. The worker's scan reads only {@link #READY} rows (ADR 0002), so neither
@@ -19,6 +21,26 @@ public enum RowState {
 
   RowState(int code) {
     this.code = code;
+  }
+
+  /** The row state of messages an operator asks for by {@code state}. */
+  public static RowState of(MessageState state) {
+    return switch (state) {
+      case READY -> READY;
+      case HELD -> HELD;
+      case RETRYING -> WAITING;
+      case DEAD -> DEAD;
+    };
+  }
+
+  /** How operators see this state. */
+  public MessageState asMessageState() {
+    return switch (this) {
+      case READY -> MessageState.READY;
+      case HELD -> MessageState.HELD;
+      case WAITING -> MessageState.RETRYING;
+      case DEAD -> MessageState.DEAD;
+    };
   }
 
   /** The stored value. */
