@@ -180,9 +180,6 @@ public final class KafkaRelay implements BudgetedRelay {
   @Override
   public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
     Deadline deadline = deadline(timeLeft);
-    if (deadline.passed()) {
-      return DeliveryReport.builder().build(); // no time to send: the batch stays pending
-    }
     int partition = batch.get(0).partition();
     return sends.run(partition, deadline, report -> send(batch, partition, deadline, report));
   }

@@ -66,6 +66,9 @@ public final class BoundedSends {
               + " its deadline; nothing of this batch was sent");
     }
     overdue.remove(partition);
+    if (deadline.passed()) {
+      return DeliveryReport.builder().build(); // no time to send: the batch stays pending
+    }
     Settlement settlement = new Settlement();
     Future<?> task = executor.submit(() -> sends.accept(settlement));
     try {
