@@ -48,9 +48,9 @@ public interface Relay extends AutoCloseable {
    * was under way stays unreported, and is sent again later.
    *
    * <p>The engine ignores the report of a call that returns after {@code timeLeft}: nothing of the
-   * batch is recorded (it is delivered again), the overrun is logged ({@code OUTBOXER-3011}) and the
-   * partition waits with the outbox's backoff. By default this calls {@link #deliver(List)}, for a
-   * relay that keeps to the budget it was created with.
+   * batch is recorded (it is delivered again), the overrun is logged ({@code OUTBOXER-3011}) and
+   * the partition waits with the outbox's backoff. By default this calls {@link #deliver(List)},
+   * for a relay that keeps to the budget it was created with.
    */
   default DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
     return deliver(batch);
