@@ -67,17 +67,24 @@ class FailureIT {
     // The late call reported all three confirmed; the engine ignored it, so they went again.
     await()
         .atMost(Duration.ofSeconds(60))
-        .until(() -> Journal.ofOutbox("it-overrun").stream().filter(a -> group.equals(a.group())).count() >= 6);
+        .until(
+            () ->
+                Journal.ofOutbox("it-overrun").stream().filter(a -> group.equals(a.group())).count()
+                    >= 6);
     List<Attempt> attempts =
         Journal.ofOutbox("it-overrun").stream().filter(a -> group.equals(a.group())).toList();
-    assertThat(attempts).extracting(Attempt::id).containsExactly(ids.get(0), ids.get(1), ids.get(2), ids.get(0), ids.get(1), ids.get(2));
+    assertThat(attempts)
+        .extracting(Attempt::id)
+        .containsExactly(ids.get(0), ids.get(1), ids.get(2), ids.get(0), ids.get(1), ids.get(2));
     assertThat(attempts)
         .as("no attempt charged for the ignored call")
         .extracting(a -> a.envelope().attempt())
         .containsOnly(1);
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(() -> Sql.query("select id from outboxer_message where group_key = ?", group).isEmpty());
+        .until(
+            () ->
+                Sql.query("select id from outboxer_message where group_key = ?", group).isEmpty());
   }
 
   private List<Long> publish(ItEvent... events) throws Exception {
