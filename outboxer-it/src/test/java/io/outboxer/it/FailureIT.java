@@ -82,6 +82,7 @@ class FailureIT {
         .containsOnly(1);
     await()
         .atMost(Duration.ofSeconds(30))
+        .pollInSameThread()
         .until(
             () ->
                 Sql.query("select id from outboxer_message where group_key = ?", group).isEmpty());
