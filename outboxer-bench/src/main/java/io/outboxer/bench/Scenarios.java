@@ -28,6 +28,7 @@ final class Scenarios {
   private final int large = Integer.getInteger("bench.p5.large", 1_000_000);
   private final Drains drains;
   private final LoadScenarios load;
+  private final WriterScenarios writers;
 
   /**
    * P2's publishing throughput with 8 clients (median), when measured: P3's rate stays under it.
@@ -42,6 +43,7 @@ final class Scenarios {
     this.budgetMinutes = budgetMinutes;
     this.drains = new Drains(rig, groups);
     this.load = new LoadScenarios(rig, report, new Requests(rig, groups), reps);
+    this.writers = new WriterScenarios(rig, report, drains, reps, backlog);
   }
 
   interface Step {
@@ -57,6 +59,8 @@ final class Scenarios {
     steps.put("P2", load::p2);
     steps.put("P3", load::p3);
     steps.put("P4", this::p4);
+    steps.put("W1", writers::drains);
+    steps.put("W2", writers::publishing);
     List<String> only = List.of(System.getProperty("bench.only", "").split(","));
     for (Map.Entry<String, Step> step : steps.entrySet()) {
       if (!only.get(0).isEmpty() && !only.contains(step.getKey())) {
