@@ -70,10 +70,10 @@ final class Drains {
    * Messages per second of the limit pipeline's drain of {@code count} messages; with {@code
    * transactional}, one Kafka transaction per batch.
    */
-  Run limit(int count, boolean transactional) throws Exception {
+  Run limit(int count, LimitPipeline.Mode mode) throws Exception {
     rig.truncate();
     rig.db().insert(Rig.LIMIT_OUTBOX, count, groups, 0, rig.partitions(), PAID_AT);
-    return measure(count, () -> rig.limit().drain(Rig.LIMIT_OUTBOX, transactional, () -> false));
+    return measure(count, () -> rig.limit().drain(Rig.LIMIT_OUTBOX, mode, () -> false));
   }
 
   /**
@@ -124,7 +124,7 @@ final class Drains {
                 if (product) {
                   rig.wakeAll(rig.wakeOrders());
                 } else {
-                  rig.limit().drain(Rig.LIMIT_OUTBOX, false, stop::get);
+                  rig.limit().drain(Rig.LIMIT_OUTBOX, LimitPipeline.Mode.PLAIN, stop::get);
                 }
               } catch (Exception e) {
                 throw new IllegalStateException("starting the drain failed", e);
@@ -184,8 +184,7 @@ final class Drains {
   }
 
   /** As above, plus the messages {@code counted} once the drain returned. */
-  private Run measure(int messages, Callable<Long> drain, Callable<Long> counted)
-      throws Exception {
+  private Run measure(int messages, Callable<Long> drain, Callable<Long> counted) throws Exception {
     CpuMeter.Sample before = rig.meter().sample();
     long start = System.nanoTime();
     Long started = drain.call();

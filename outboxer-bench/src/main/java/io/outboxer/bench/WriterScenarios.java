@@ -131,37 +131,37 @@ final class WriterScenarios {
       int client = t;
       threads.add(
           new Thread(
-                  () -> {
-                    Histogram latency = new Histogram(3);
-                    try (Connection c = rig.db().connect();
-                        PreparedStatement a = c.prepareStatement(announceSql);
-                        PreparedStatement insert = c.prepareStatement(INSERT)) {
-                      c.setAutoCommit(false);
-                      for (int n = 0; System.nanoTime() < end; n++) {
-                        int partition = (client + n) % partitions;
-                        long start = System.nanoTime();
-                        if (announce) {
-                          a.setInt(1, space);
-                          a.setInt(2, partition);
-                          a.executeQuery().close();
-                        }
-                        insert.setString(1, PUBLISH_OUTBOX);
-                        insert.setInt(2, partition);
-                        insert.setString(3, "order:w" + client + "-" + n);
-                        insert.setString(4, Db.TYPE);
-                        insert.setString(5, "{\"orderId\":\"w\"}");
-                        insert.executeUpdate();
-                        c.commit();
-                        latency.recordValue((System.nanoTime() - start) / 1_000);
-                        done.incrementAndGet();
-                      }
-                    } catch (SQLException e) {
-                      synchronized (failures) {
-                        failures.add(e);
-                      }
+              () -> {
+                Histogram latency = new Histogram(3);
+                try (Connection c = rig.db().connect();
+                    PreparedStatement a = c.prepareStatement(announceSql);
+                    PreparedStatement insert = c.prepareStatement(INSERT)) {
+                  c.setAutoCommit(false);
+                  for (int n = 0; System.nanoTime() < end; n++) {
+                    int partition = (client + n) % partitions;
+                    long start = System.nanoTime();
+                    if (announce) {
+                      a.setInt(1, space);
+                      a.setInt(2, partition);
+                      a.executeQuery().close();
                     }
-                    histograms.add(latency);
-                  }));
+                    insert.setString(1, PUBLISH_OUTBOX);
+                    insert.setInt(2, partition);
+                    insert.setString(3, "order:w" + client + "-" + n);
+                    insert.setString(4, Db.TYPE);
+                    insert.setString(5, "{\"orderId\":\"w\"}");
+                    insert.executeUpdate();
+                    c.commit();
+                    latency.recordValue((System.nanoTime() - start) / 1_000);
+                    done.incrementAndGet();
+                  }
+                } catch (SQLException e) {
+                  synchronized (failures) {
+                    failures.add(e);
+                  }
+                }
+                histograms.add(latency);
+              }));
     }
     threads.forEach(Thread::start);
     for (Thread t : threads) {
