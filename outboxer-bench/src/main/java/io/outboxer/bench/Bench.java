@@ -15,12 +15,13 @@ import java.util.concurrent.Callable;
  * <p>Settings (system properties): {@code bench.backlog} (P1 and P4, default 50000), {@code
  * bench.groups} (10000), {@code bench.repetitions} (3), {@code bench.p5.large} (1000000), {@code
  * bench.budget.minutes} (12: scenarios that would start later are left out, and the report says
- * so).
+ * so), {@code bench.only} (the scenarios to run, comma-separated: P1, P1t, profile, P5, P2, P3, W1,
+ * W2, P4; all when empty).
  */
 public final class Bench {
 
   static final int PARTITIONS = 8;
-  static final int BATCH_SIZE = 100;
+  static final int BATCH_SIZE = 500;
   static final String TOPIC = "outboxer-bench";
   static final String DIRECT_TOPIC = "bench-direct";
 

@@ -208,6 +208,19 @@ final class Db implements AutoCloseable {
         > 0;
   }
 
+  /** The rows of {@code outbox}, whatever their state. */
+  long count(String outbox) throws SQLException {
+    try (Connection c = connect();
+        PreparedStatement s =
+            c.prepareStatement("select count(*) from outboxer_message where outbox = ?")) {
+      s.setString(1, outbox);
+      try (ResultSet r = s.executeQuery()) {
+        r.next();
+        return r.getLong(1);
+      }
+    }
+  }
+
   long number(String sql) throws SQLException {
     try (Connection c = connect();
         Statement s = c.createStatement();

@@ -44,13 +44,36 @@ final class Drains {
   }
 
   /**
+   * Messages per second of the product's drain of {@code count} messages of {@code outbox}, which
+   * its workers find at their next poll (nothing wakes them): timed from the first batch's deletion
+   * to the end, over the rows left then.
+   */
+  Run polled(String outbox, int count) throws Exception {
+    rig.truncate();
+    rig.db().insert(outbox, count, groups, 0, rig.partitions(), PAID_AT);
+    long[] left = new long[1];
+    return measure(
+        0,
+        () -> {
+          await()
+              .atMost(TIMEOUT)
+              .pollInterval(Duration.ofMillis(5))
+              .until(() -> (left[0] = rig.db().count(outbox)) < count);
+          long started = System.nanoTime();
+          awaitDrained(() -> !rig.db().anyLeft(outbox, null));
+          return started;
+        },
+        () -> left[0]);
+  }
+
+  /**
    * Messages per second of the limit pipeline's drain of {@code count} messages; with {@code
    * transactional}, one Kafka transaction per batch.
    */
-  Run limit(int count, boolean transactional) throws Exception {
+  Run limit(int count, LimitPipeline.Mode mode) throws Exception {
     rig.truncate();
     rig.db().insert(Rig.LIMIT_OUTBOX, count, groups, 0, rig.partitions(), PAID_AT);
-    return measure(count, () -> rig.limit().drain(Rig.LIMIT_OUTBOX, transactional, () -> false));
+    return measure(count, () -> rig.limit().drain(Rig.LIMIT_OUTBOX, mode, () -> false));
   }
 
   /**
@@ -101,7 +124,7 @@ final class Drains {
                 if (product) {
                   rig.wakeAll(rig.wakeOrders());
                 } else {
-                  rig.limit().drain(Rig.LIMIT_OUTBOX, false, stop::get);
+                  rig.limit().drain(Rig.LIMIT_OUTBOX, LimitPipeline.Mode.PLAIN, stop::get);
                 }
               } catch (Exception e) {
                 throw new IllegalStateException("starting the drain failed", e);
@@ -157,6 +180,11 @@ final class Drains {
    * first, to its end.
    */
   private Run measure(int messages, Callable<Long> drain) throws Exception {
+    return measure(messages, drain, () -> 0L);
+  }
+
+  /** As above, plus the messages {@code counted} once the drain returned. */
+  private Run measure(int messages, Callable<Long> drain, Callable<Long> counted) throws Exception {
     CpuMeter.Sample before = rig.meter().sample();
     long start = System.nanoTime();
     Long started = drain.call();
@@ -165,7 +193,8 @@ final class Drains {
     }
     long end = System.nanoTime();
     CpuMeter.Sample after = rig.meter().sample();
-    return new Run(messages / ((end - start) / 1e9), CpuMeter.cores(before, after));
+    double total = messages + counted.call();
+    return new Run(total / ((end - start) / 1e9), CpuMeter.cores(before, after));
   }
 
   /** Waits until the product's outbox holds no row. */

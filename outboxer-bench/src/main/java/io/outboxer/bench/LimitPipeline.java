@@ -74,11 +74,25 @@ final class LimitPipeline implements AutoCloseable {
     }
   }
 
+  /** How the limit pipeline sends its batches. */
+  enum Mode {
+    /** Each record to the topic partition of its key, no Kafka transaction. */
+    PLAIN,
+    /** One Kafka transaction per batch, each record to the topic partition of its key. */
+    TRANSACTION_PER_BATCH,
+    /**
+     * One Kafka transaction per batch, every record of a batch to one topic partition (the outbox
+     * partition's number): what a transaction costs when it touches one partition instead of all.
+     */
+    TRANSACTION_PER_BATCH_ONE_PARTITION
+  }
+
   /**
    * Drains {@code outbox} until every partition reads an empty batch or {@code done} says so, and
    * returns the nanoTime at which it started (after its connections and producers were ready).
    */
-  long drain(String outbox, boolean inTransactions, BooleanSupplier done) throws Exception {
+  long drain(String outbox, Mode mode, BooleanSupplier done) throws Exception {
+    boolean inTransactions = mode != Mode.PLAIN;
     open();
     long start = System.nanoTime();
     List<Future<Void>> runs = new ArrayList<>();
@@ -93,6 +107,7 @@ final class LimitPipeline implements AutoCloseable {
                     connections.get(partition),
                     (inTransactions ? transactional : plain).get(partition),
                     inTransactions,
+                    mode == Mode.TRANSACTION_PER_BATCH_ONE_PARTITION ? partition : null,
                     done);
                 return null;
               }));
@@ -123,6 +138,7 @@ final class LimitPipeline implements AutoCloseable {
       Connection c,
       KafkaProducer<String, String> producer,
       boolean transactional,
+      Integer topicPartition,
       BooleanSupplier done)
       throws Exception {
     try (PreparedStatement read = c.prepareStatement(READ);
@@ -140,7 +156,7 @@ final class LimitPipeline implements AutoCloseable {
           while (rows.next()) {
             long id = rows.getLong(1);
             ids.add(id);
-            acks.add(producer.send(record(rows, id, outbox)));
+            acks.add(producer.send(record(rows, id, outbox, topicPartition)));
           }
         }
         if (ids.isEmpty()) {
@@ -165,10 +181,10 @@ final class LimitPipeline implements AutoCloseable {
     }
   }
 
-  private ProducerRecord<String, String> record(ResultSet row, long id, String outbox)
-      throws Exception {
+  private ProducerRecord<String, String> record(
+      ResultSet row, long id, String outbox, Integer topicPartition) throws Exception {
     ProducerRecord<String, String> record =
-        new ProducerRecord<>(topic, row.getString(2), row.getString(4));
+        new ProducerRecord<>(topic, topicPartition, row.getString(2), row.getString(4));
     record.headers().add("outboxer-id", Long.toString(id).getBytes(StandardCharsets.UTF_8));
     record.headers().add("outboxer-outbox", outbox.getBytes(StandardCharsets.UTF_8));
     record.headers().add("outboxer-type", row.getString(3).getBytes(StandardCharsets.UTF_8));

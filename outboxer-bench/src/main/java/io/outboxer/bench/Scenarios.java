@@ -28,6 +28,7 @@ final class Scenarios {
   private final int large = Integer.getInteger("bench.p5.large", 1_000_000);
   private final Drains drains;
   private final LoadScenarios load;
+  private final WriterScenarios writers;
 
   /**
    * P2's publishing throughput with 8 clients (median), when measured: P3's rate stays under it.
@@ -42,6 +43,7 @@ final class Scenarios {
     this.budgetMinutes = budgetMinutes;
     this.drains = new Drains(rig, groups);
     this.load = new LoadScenarios(rig, report, new Requests(rig, groups), reps);
+    this.writers = new WriterScenarios(rig, report, drains, reps, backlog);
   }
 
   interface Step {
@@ -56,6 +58,8 @@ final class Scenarios {
     steps.put("P5", this::p5);
     steps.put("P2", load::p2);
     steps.put("P3", load::p3);
+    steps.put("W1", writers::drains);
+    steps.put("W2", writers::publishing);
     steps.put("P4", this::p4);
     List<String> only = List.of(System.getProperty("bench.only", "").split(","));
     for (Map.Entry<String, Step> step : steps.entrySet()) {
@@ -90,13 +94,15 @@ final class Scenarios {
   }
 
   private void p1() throws Exception {
-    drains.product(backlog / 10);
-    drains.limit(backlog / 10, false);
+    // A warm-up of a whole backlog each: after a tenth of one, the server's first repetitions
+    // still ran at a third of the speed of its drains later in the same run (JIT, thread pool).
+    drains.product(backlog);
+    drains.limit(backlog, LimitPipeline.Mode.PLAIN);
     List<Drains.Run> product = new ArrayList<>();
     List<Drains.Run> limit = new ArrayList<>();
     for (int r = 0; r < reps; r++) {
       product.add(drains.product(backlog));
-      limit.add(drains.limit(backlog, false));
+      limit.add(drains.limit(backlog, LimitPipeline.Mode.PLAIN));
     }
     report.add(
         new Result(
@@ -119,10 +125,13 @@ final class Scenarios {
   /** The profile's step: the limit pipeline with one Kafka transaction per batch, as the relay. */
   private void p1Transactions() throws Exception {
     List<Drains.Run> transactional = new ArrayList<>();
+    List<Drains.Run> onePartition = new ArrayList<>();
     List<Drains.Run> plain = new ArrayList<>();
     for (int r = 0; r < reps; r++) {
-      transactional.add(drains.limit(backlog, true));
-      plain.add(drains.limit(backlog, false));
+      transactional.add(drains.limit(backlog, LimitPipeline.Mode.TRANSACTION_PER_BATCH));
+      onePartition.add(
+          drains.limit(backlog, LimitPipeline.Mode.TRANSACTION_PER_BATCH_ONE_PARTITION));
+      plain.add(drains.limit(backlog, LimitPipeline.Mode.PLAIN));
     }
     report.add(
         new Result(
@@ -135,6 +144,17 @@ final class Scenarios {
             NO_TARGET,
             "no Outboxer in either: what Kafka transactions alone cost",
             cpu(transactional, plain)));
+    report.add(
+        new Result(
+            "P1p",
+            "limit pipeline + a Kafka transaction per batch into one topic partition",
+            "limit pipeline",
+            true,
+            figure("msg/s", onePartition, Drains.Run::perSecond),
+            figure("msg/s", plain, Drains.Run::perSecond),
+            NO_TARGET,
+            "no Outboxer in either: a transaction that touches one topic partition instead of all",
+            cpu(onePartition, plain)));
   }
 
   /**
@@ -165,10 +185,12 @@ final class Scenarios {
   }
 
   private void p5() throws Exception {
-    int small = 10_000;
-    // Windows of half a partition's share of the small backlog; the first window of each backlog
-    // (the wake-up, the first reads) is left out in both cases, so both are timed in full stride.
-    int perPartition = small / rig.partitions() / 2;
+    // Windows of two batches per partition, so that a window holds whole batches; the small
+    // backlog holds two and a half windows per partition (10,000 messages up to batch-size 250).
+    // The first window of each backlog (the wake-up, the first reads) is left out in both cases,
+    // so both are timed in full stride.
+    int perPartition = 2 * rig.batchSize();
+    int small = Math.max(10_000, perPartition * rig.partitions() * 5 / 2);
     List<Double> productSmall = new ArrayList<>();
     List<Double> limitSmall = new ArrayList<>();
     for (int r = 0; r < reps; r++) {

@@ -122,7 +122,8 @@ public class OutboxEngine {
                   } else {
                     runtime.relayUnavailable(outbox.name(), partition, why);
                   }
-                });
+                },
+                settings.pollInterval());
       }
       workers.put(outbox.name(), partitionWorkers);
     }

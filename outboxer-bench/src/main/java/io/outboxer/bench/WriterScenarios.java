@@ -1,0 +1,178 @@
+package io.outboxer.bench;
+
+import io.outboxer.internal.rules.CommitOrder;
+import io.outboxer.internal.store.Dialect;
+import io.outboxer.internal.store.Sql;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.HdrHistogram.Histogram;
+
+/**
+ * W1 and W2, the cost of wait-for-writers (ADR 0010): the drain of the outbox that waits for
+ * writers ({@code default}) against one that does not ({@code nowait}, same relay, topic and
+ * partitions), and the publishing transaction with and without the statement that announces it.
+ */
+final class WriterScenarios {
+
+  /** The server's outbox with wait-for-writers=false (bench.xml). */
+  static final String NO_WAIT = "nowait";
+
+  /** The outbox W2 publishes into: one the server does not know, so no worker drains it. */
+  private static final String PUBLISH_OUTBOX = "publish-bench";
+
+  private static final String INSERT =
+      "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
+          + " values (?, ?, ?, ?, ?)";
+
+  private final Rig rig;
+  private final Report report;
+  private final Drains drains;
+  private final int reps;
+  private final int backlog;
+
+  WriterScenarios(Rig rig, Report report, Drains drains, int reps, int backlog) {
+    this.rig = rig;
+    this.report = report;
+    this.drains = drains;
+    this.reps = reps;
+    this.backlog = backlog;
+  }
+
+  /** W1: drains of the same backlog by the two outboxes, each started by its workers' poll. */
+  void drains() throws Exception {
+    drains.polled(NO_WAIT, backlog / 10);
+    drains.polled(Db.OUTBOX, backlog / 10);
+    List<Drains.Run> waiting = new ArrayList<>();
+    List<Drains.Run> notWaiting = new ArrayList<>();
+    for (int r = 0; r < reps; r++) {
+      waiting.add(drains.polled(Db.OUTBOX, backlog));
+      notWaiting.add(drains.polled(NO_WAIT, backlog));
+    }
+    report.add(
+        new Result(
+            "W1",
+            "drain " + backlog + " msgs, wait-for-writers on vs off",
+            "product, wait-for-writers=false",
+            true,
+            Scenarios.figure("msg/s", waiting, Drains.Run::perSecond),
+            Scenarios.figure("msg/s", notWaiting, Drains.Run::perSecond),
+            Scenarios.NO_TARGET,
+            "timed from the first batch's deletion (the workers' poll starts both) to the end",
+            Map.of(
+                "product", Drains.averageCores(waiting),
+                "reference", Drains.averageCores(notWaiting))));
+  }
+
+  /**
+   * W2: 8 JDBC clients publishing one grouped message per transaction for 5 s, with the statement
+   * that a transaction's first publish runs under wait-for-writers ({@code ANNOUNCE}) and without.
+   */
+  void publishing() throws Exception {
+    Duration run = Duration.ofSeconds(5);
+    publish(true, Duration.ofSeconds(2));
+    publish(false, Duration.ofSeconds(2));
+    List<Load> with = new ArrayList<>();
+    List<Load> without = new ArrayList<>();
+    for (int r = 0; r < reps; r++) {
+      with.add(publish(true, run));
+      without.add(publish(false, run));
+    }
+    String ref = "same without ANNOUNCE";
+    String note = "JDBC, 8 clients, one transaction per message: ANNOUNCE + insert vs insert";
+    report.add(
+        new Result(
+            "W2",
+            "publish, wait-for-writers, throughput",
+            ref,
+            true,
+            Scenarios.figure("tx/s", with, Load::perSecond),
+            Scenarios.figure("tx/s", without, Load::perSecond),
+            Scenarios.NO_TARGET,
+            note,
+            Map.of()));
+    report.add(
+        new Result(
+            "W2",
+            "publish, wait-for-writers, p50 latency",
+            ref,
+            false,
+            Scenarios.figure("ms", with, Load::p50Ms),
+            Scenarios.figure("ms", without, Load::p50Ms),
+            Scenarios.NO_TARGET,
+            note,
+            Map.of()));
+    rig.truncate();
+  }
+
+  record Load(double perSecond, double p50Ms) {}
+
+  private Load publish(boolean announce, Duration duration) throws Exception {
+    int clients = 8;
+    int partitions = rig.partitions();
+    String announceSql =
+        Dialect.of("PostgreSQL")
+            .sql(Sql.ANNOUNCE)
+            .replace("cast(:space as integer)", "cast(? as integer)")
+            .replace("cast(:partition as integer)", "cast(? as integer)");
+    int space = CommitOrder.space(PUBLISH_OUTBOX);
+    ConcurrentLinkedQueue<Histogram> histograms = new ConcurrentLinkedQueue<>();
+    AtomicInteger done = new AtomicInteger();
+    List<Thread> threads = new ArrayList<>();
+    long end = System.nanoTime() + duration.toNanos();
+    List<SQLException> failures = new ArrayList<>();
+    for (int t = 0; t < clients; t++) {
+      int client = t;
+      threads.add(
+          new Thread(
+              () -> {
+                Histogram latency = new Histogram(3);
+                try (Connection c = rig.db().connect();
+                    PreparedStatement a = c.prepareStatement(announceSql);
+                    PreparedStatement insert = c.prepareStatement(INSERT)) {
+                  c.setAutoCommit(false);
+                  for (int n = 0; System.nanoTime() < end; n++) {
+                    int partition = (client + n) % partitions;
+                    long start = System.nanoTime();
+                    if (announce) {
+                      a.setInt(1, space);
+                      a.setInt(2, partition);
+                      a.executeQuery().close();
+                    }
+                    insert.setString(1, PUBLISH_OUTBOX);
+                    insert.setInt(2, partition);
+                    insert.setString(3, "order:w" + client + "-" + n);
+                    insert.setString(4, Db.TYPE);
+                    insert.setString(5, "{\"orderId\":\"w\"}");
+                    insert.executeUpdate();
+                    c.commit();
+                    latency.recordValue((System.nanoTime() - start) / 1_000);
+                    done.incrementAndGet();
+                  }
+                } catch (SQLException e) {
+                  synchronized (failures) {
+                    failures.add(e);
+                  }
+                }
+                histograms.add(latency);
+              }));
+    }
+    threads.forEach(Thread::start);
+    for (Thread t : threads) {
+      t.join();
+    }
+    if (!failures.isEmpty()) {
+      throw failures.get(0);
+    }
+    Histogram all = new Histogram(3);
+    histograms.forEach(all::add);
+    return new Load(
+        done.get() / (duration.toNanos() / 1e9), all.getValueAtPercentile(50) / 1_000.0);
+  }
+}
