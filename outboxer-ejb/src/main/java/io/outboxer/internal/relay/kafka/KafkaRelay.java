@@ -59,16 +59,18 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <p>Each call ends by its {@linkplain BudgetedRelay#deadline deadline}, whatever the broker does:
  * the sends run as a task ({@link BoundedSends}) that starts no record and no transaction after it,
- * and the call returns at it with what was committed by then. A producer still waiting then (for
- * metadata in {@code send}, acknowledgements in {@code flush}, the coordinator in {@code
- * initTransactions}, {@code commitTransaction} or {@code abortTransaction}) is closed at once and
- * not used again; what it had not committed stays unreported: pending, uncharged. The partition's
- * next call, once the old task has ended, starts a new producer, whose {@code initTransactions}
- * fences the old one and ends its open transaction (committed or aborted, never half). A producer
- * that failed outside a record's refusal (fenced, in an error state) is replaced the same way.
- * Unless the configuration sets one of them, {@code delivery.timeout.ms} is the call budget and
- * {@code request.timeout.ms} and {@code max.block.ms} half of it, which bounds how long a closed
- * producer's network thread keeps an abandoned task alive.
+ * and the call returns at it with what was committed by then. A producer still waiting then in a
+ * transaction (for metadata in {@code send}, acknowledgements in {@code flush}, the coordinator in
+ * {@code commitTransaction} or {@code abortTransaction}) is closed at once and not used again; what
+ * it had not committed stays unreported: pending, uncharged. A new producer still in {@code
+ * initTransactions} is let finish (no transaction is open yet) and kept for the next call. After a
+ * producer was closed, the partition's next call, once the old task has ended, starts a new one,
+ * whose {@code initTransactions} fences the old one and ends its open transaction (committed or
+ * aborted, never half). A producer that failed outside a record's refusal (fenced, in an error
+ * state) is replaced the same way. Unless the configuration sets one of them, {@code
+ * delivery.timeout.ms} is the call budget and {@code request.timeout.ms} and {@code max.block.ms}
+ * half of it, which bounds how long a closed producer's network thread keeps an abandoned task
+ * alive.
  */
 public final class KafkaRelay implements BudgetedRelay {
 
@@ -186,25 +188,29 @@ public final class KafkaRelay implements BudgetedRelay {
 
   /**
    * The task of one call: sends {@code batch} with the partition's producer, or a new one, and
-   * keeps the producer for the next call unless it failed or the call was abandoned.
+   * keeps the producer for the next call unless it failed or the call was abandoned while it had a
+   * transaction open. A new producer's {@code initTransactions} is let finish (within {@code
+   * max.block.ms}) even when the call is abandoned meanwhile: no transaction is open yet, and a
+   * producer that started late serves the next call, instead of each call starting one anew on a
+   * slow coordinator.
    */
   private void send(List<Envelope> batch, int partition, Deadline deadline, Settlement report) {
     Producer<String, String> known = producers.remove(partition);
     Producer<String, String> producer = known != null ? known : newProducer.apply(partition);
+    if (known == null) {
+      try {
+        producer.initTransactions();
+      } catch (RuntimeException e) {
+        closeNow(producer);
+        throw new KafkaUnavailableException("the producer could not start: " + e);
+      }
+    }
+    if (!report.onAbandon(() -> closeNow(producer))) {
+      producers.put(partition, producer); // abandoned before its first transaction: kept
+      return;
+    }
     AtomicBoolean failed = new AtomicBoolean();
     try {
-      if (!report.onAbandon(() -> closeNow(producer))) {
-        failed.set(true); // abandoned before it started
-        return;
-      }
-      if (known == null) {
-        try {
-          producer.initTransactions();
-        } catch (RuntimeException e) {
-          failed.set(true);
-          throw new KafkaUnavailableException("the producer could not start: " + e);
-        }
-      }
       TransactionRounds.deliver(
           batch,
           records -> {

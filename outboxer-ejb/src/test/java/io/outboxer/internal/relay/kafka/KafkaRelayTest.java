@@ -86,9 +86,8 @@ class KafkaRelayTest {
 
   /**
    * A broker that takes the connection and never answers, with a producer configured to wait a
-   * minute for it: the call still ends within its budget, because the producer still waiting at the
-   * deadline (in {@code initTransactions}) is closed; it says Kafka is unavailable and charges no
-   * message.
+   * minute for it: the call still ends within its budget, saying Kafka is unavailable and charging
+   * no message, while the producer waits in {@code initTransactions}.
    */
   @Test
   void aBatchToABrokerThatNeverAnswersEndsWithinTheCallBudgetWhateverTheProducersTimeouts()
@@ -188,6 +187,37 @@ class KafkaRelayTest {
     assertThat(made.get(0).transactionCommitted()).isFalse();
   }
 
+  /**
+   * A coordinator slow to answer {@code initTransactions}: the call ends at its deadline, having
+   * charged nothing, and the producer, which opened no transaction, is let start and kept: the next
+   * call sends with it rather than starting another one.
+   */
+  @Test
+  void aProducerThatStartsAfterTheDeadlineServesTheNextCall() throws Exception {
+    CountDownLatch coordinatorAnswers = new CountDownLatch(1);
+    List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
+    KafkaRelay relay =
+        relay(
+            partition -> {
+              ScriptedProducer p = new ScriptedProducer();
+              p.initUntil = coordinatorAnswers;
+              made.add(p);
+              return p;
+            });
+
+    long started = System.nanoTime();
+    assertThatThrownBy(() -> relay.deliver(batch(2), BUDGET))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("did not answer by the call's deadline");
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(BUDGET.plus(SLACK));
+
+    coordinatorAnswers.countDown();
+    DeliveryReport next = awaitSendingAgain(relay, batch(2));
+    assertThat(next.confirmed()).containsExactlyInAnyOrder(1L, 2L);
+    assertThat(made).hasSize(1);
+    assertThat(made.get(0).closedWith).isNull();
+  }
+
   @Test
   void aBatchThatEndsInTimeKeepsItsProducerForTheNext() {
     List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
@@ -232,11 +262,12 @@ class KafkaRelayTest {
   }
 
   /**
-   * A producer scripted to wait the way a real one does: for a topic's metadata in {@code send},
-   * for the coordinator in {@code commitTransaction}; a wait ends when the producer is closed, with
-   * the exception Kafka's producer throws then. A record with id {@link #tooLarge} is refused at
-   * send for its size; the others are acknowledged at {@code flush}, after {@code send} returned,
-   * as a real producer's are.
+   * A producer scripted to wait the way a real one does: for the coordinator in {@code
+   * initTransactions} until {@link #initUntil}; for a topic's metadata in {@code send} or the
+   * coordinator in {@code commitTransaction} until the producer is closed, then failing with the
+   * exception Kafka's producer throws then. A record with id {@link #tooLarge} is refused at send
+   * for its size; the others are acknowledged at {@code flush}, after {@code send} returned, as a
+   * real producer's are.
    */
   private static final class ScriptedProducer extends MockProducer<String, String> {
     private final CountDownLatch closed = new CountDownLatch(1);
@@ -244,6 +275,7 @@ class KafkaRelayTest {
     volatile int sendCalls;
     boolean metadataNeverComes;
     boolean commitNeverReturns;
+    CountDownLatch initUntil = new CountDownLatch(0);
     long tooLarge;
 
     ScriptedProducer() {
@@ -262,6 +294,18 @@ class KafkaRelayTest {
             new RecordTooLargeException("record " + id + " is too large"));
       }
       return super.send(r, callback);
+    }
+
+    @Override
+    public void initTransactions() {
+      try {
+        if (!initUntil.await(1, TimeUnit.MINUTES)) {
+          throw new AssertionError("the coordinator never answered");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      super.initTransactions();
     }
 
     @Override

@@ -1,0 +1,34 @@
+package io.outboxer.internal.relay.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.outboxer.spi.DeliveryReport;
+import io.outboxer.spi.Envelope;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class BudgetedRelayTest {
+
+  private final BudgetedRelay tenSeconds =
+      new BudgetedRelay() {
+        @Override
+        public Duration callBudget() {
+          return Duration.ofSeconds(10);
+        }
+
+        @Override
+        public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
+          throw new AssertionError("not called");
+        }
+      };
+
+  @Test
+  void aCallEndsItsWorkATenthBeforeTheEarlierOfTheTimeLeftAndTheBudget() {
+    assertThat(tenSeconds.deadline(Duration.ofSeconds(2)).remaining())
+        .isBetween(Duration.ofMillis(1700), Duration.ofMillis(1800));
+    assertThat(tenSeconds.deadline(Duration.ofSeconds(60)).remaining())
+        .as("the budget, less at most 500 ms")
+        .isBetween(Duration.ofMillis(9400), Duration.ofMillis(9500));
+  }
+}
