@@ -4,19 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxer.it.setup.DemoClient;
+import io.outboxer.it.setup.LeaseHolders;
 import io.outboxer.it.setup.LibertyServer;
 import jakarta.json.JsonArray;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -84,21 +80,7 @@ class FailoverIT {
     assertThat(DemoClient.byGroup(received)).isEqualTo(published);
   }
 
-  /** The owners of the outbox "default"'s live leases, with how many each holds. */
   private Map<String, Long> holders() throws SQLException {
-    Map<String, Long> holders = new TreeMap<>();
-    try (Connection c = DriverManager.getConnection(jdbcUrl);
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "select owner, count(*) from outboxer_lease where outbox = 'default'"
-                    + " and owner is not null"
-                    + " and expires_at > (extract(epoch from now()) * 1000)::bigint"
-                    + " group by owner")) {
-      while (rs.next()) {
-        holders.put(rs.getString(1), rs.getLong(2));
-      }
-    }
-    return holders;
+    return LeaseHolders.of(jdbcUrl);
   }
 }

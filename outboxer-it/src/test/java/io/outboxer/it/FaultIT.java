@@ -8,6 +8,7 @@ import io.outboxer.it.fault.LedgerConsumer;
 import io.outboxer.it.fault.Publishers;
 import io.outboxer.it.setup.DemoClient;
 import io.outboxer.it.setup.KafkaBroker;
+import io.outboxer.it.setup.LeaseHolders;
 import io.outboxer.it.setup.LibertyServer;
 import io.outboxer.it.setup.TestServices;
 import jakarta.json.JsonObject;
@@ -25,7 +26,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -332,22 +332,8 @@ class FaultIT {
     assertThat(ledger.committedCount()).as("messages in the ledger").isPositive();
   }
 
-  /** The owners of the outbox's live leases, with how many partitions each holds. */
   private Map<String, Long> holders() throws SQLException {
-    Map<String, Long> holders = new TreeMap<>();
-    try (Connection c = DriverManager.getConnection(jdbcUrl);
-        Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "select owner, count(*) from outboxer_lease where outbox = 'default'"
-                    + " and owner is not null"
-                    + " and expires_at > (extract(epoch from now()) * 1000)::bigint"
-                    + " group by owner")) {
-      while (rs.next()) {
-        holders.put(rs.getString(1), rs.getLong(2));
-      }
-    }
-    return holders;
+    return LeaseHolders.of(jdbcUrl);
   }
 
   private long rows() throws SQLException {
