@@ -42,9 +42,15 @@ public interface Relay extends AutoCloseable {
   /**
    * Delivers {@code batch} as {@link #deliver(List)} does, returning within {@code timeLeft}: the
    * engine starts each batch's deadline (the call budget, a third of {@code outboxer.lease.ttl})
-   * before it reads the batch, and passes what is left of it. Bound every wait by it and send
-   * nothing new once it is spent, leaving the rest unreported. By default this calls {@link
-   * #deliver(List)}, for a relay that keeps to the budget it was created with.
+   * before it reads the batch, and passes what is left of it. Bound every wait by it (when a wait
+   * cannot be bounded, wait on another thread and give it up at the deadline), send nothing new
+   * once it is spent, and report only what the destination confirmed by then: a message whose send
+   * was under way stays unreported, and is sent again later.
+   *
+   * <p>The engine ignores the report of a call that returns after {@code timeLeft}: nothing of the
+   * batch is recorded (it is delivered again), the overrun is logged ({@code OUTBOXER-3011}) and
+   * the partition waits with the outbox's backoff. By default this calls {@link #deliver(List)},
+   * for a relay that keeps to the budget it was created with.
    */
   default DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
     return deliver(batch);

@@ -52,6 +52,42 @@ class FailureIT {
     }
   }
 
+  @Test
+  void aRelayCallThatReturnsAfterItsDeadlineIsIgnoredAndItsBatchDeliveredAgainUncharged()
+      throws Exception {
+    String group = run + "o";
+    // Longer than the batch's budget, a third of the test server's 30 s lease ttl.
+    Script.hangNextCall("it-overrun", Duration.ofSeconds(11));
+    List<Long> ids =
+        publish(
+            new ItEvents.Overrun(group, 0),
+            new ItEvents.Overrun(group, 1),
+            new ItEvents.Overrun(group, 2));
+
+    // The late call reported all three confirmed; the engine ignored it, so they went again.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                Journal.ofOutbox("it-overrun").stream().filter(a -> group.equals(a.group())).count()
+                    >= 6);
+    List<Attempt> attempts =
+        Journal.ofOutbox("it-overrun").stream().filter(a -> group.equals(a.group())).toList();
+    assertThat(attempts)
+        .extracting(Attempt::id)
+        .containsExactly(ids.get(0), ids.get(1), ids.get(2), ids.get(0), ids.get(1), ids.get(2));
+    assertThat(attempts)
+        .as("no attempt charged for the ignored call")
+        .extracting(a -> a.envelope().attempt())
+        .containsOnly(1);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInSameThread()
+        .until(
+            () ->
+                Sql.query("select id from outboxer_message where group_key = ?", group).isEmpty());
+  }
+
   private List<Long> publish(ItEvent... events) throws Exception {
     List<Long> ids = new ArrayList<>();
     tx.begin();

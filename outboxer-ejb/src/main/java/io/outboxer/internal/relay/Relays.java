@@ -11,7 +11,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeSet;
-import java.util.function.BiFunction;
+import java.util.concurrent.ExecutorService;
 
 /** Creates the relay an outbox's configuration names: a built-in one or a {@link RelayProvider}. */
 public final class Relays {
@@ -20,8 +20,20 @@ public final class Relays {
    * The relays Outboxer ships, by the name an outbox selects them with; each is made from the
    * outbox's settings and the time one relay call may take.
    */
-  private static final Map<String, BiFunction<OutboxConfig, Duration, Relay>> BUILT_IN =
-      Map.of("jms", JmsRelay::create, "kafka", KafkaRelay::create, "sqs", SqsFifoRelay::create);
+  private static final Map<String, BuiltIn> BUILT_IN =
+      Map.of(
+          "jms",
+          JmsRelay::create,
+          "kafka",
+          KafkaRelay::create,
+          "sqs",
+          (outbox, callBudget, executor) -> SqsFifoRelay.create(outbox, callBudget));
+
+  /** Makes a built-in relay from an outbox's settings, its call budget and an executor. */
+  @FunctionalInterface
+  private interface BuiltIn {
+    Relay create(OutboxConfig outbox, Duration callBudget, ExecutorService executor);
+  }
 
   private Relays() {}
 
@@ -31,12 +43,15 @@ public final class Relays {
    * @param callBudget how long one {@code deliver} call may take: the built-in relays bound their
    *     waits by it and send nothing new once it is spent, leaving the rest of the batch pending; a
    *     {@link RelayProvider} receives it too
+   * @param executor runs the sends of the built-in JMS and Kafka relays, so that a call returns by
+   *     its deadline while a send may still be blocked; in the server, the engine's managed
+   *     executor
    * @throws OutboxException naming the key when the relay is unknown or a setting is missing
    */
-  public static Relay create(OutboxConfig outbox, Duration callBudget) {
-    BiFunction<OutboxConfig, Duration, Relay> builtIn = BUILT_IN.get(outbox.relay());
+  public static Relay create(OutboxConfig outbox, Duration callBudget, ExecutorService executor) {
+    BuiltIn builtIn = BUILT_IN.get(outbox.relay());
     if (builtIn != null) {
-      return builtIn.apply(outbox, callBudget);
+      return builtIn.create(outbox, callBudget, executor);
     }
     TreeSet<String> known = new TreeSet<>(BUILT_IN.keySet());
     for (RelayProvider provider :

@@ -96,7 +96,7 @@ public class OutboxEngine {
                   + " are released");
         }
       }
-      Relay relay = Relays.create(outbox, terms.callBudget());
+      Relay relay = Relays.create(outbox, terms.callBudget(), executor);
       relays.add(relay);
       leases.createLeases(outbox.name(), outbox.partitions());
       NodeShare share = new NodeShare(outbox.partitions());

@@ -143,14 +143,20 @@ public final class PartitionWorker implements Runnable {
       }
       DeliveryReport report;
       long called = clock.getAsLong();
+      Duration given = deadline.remaining();
       try {
-        report = relay.deliver(batch, deadline.remaining());
+        report = relay.deliver(batch, given);
       } catch (RuntimeException e) {
         events.relayCalled(Duration.ofNanos(clock.getAsLong() - called));
         outage.failed(e); // nothing of the batch is known: it stays pending, no attempt charged
         return;
       }
-      events.relayCalled(Duration.ofNanos(clock.getAsLong() - called));
+      Duration took = Duration.ofNanos(clock.getAsLong() - called);
+      events.relayCalled(took);
+      if (deadline.passed()) {
+        overran(took, given);
+        return;
+      }
       outage.answered();
       BatchOutcome outcome = BatchOutcome.decide(batch, report);
       Completion completion = retryPolicy.complete(outcome);
@@ -170,6 +176,32 @@ public final class PartitionWorker implements Runnable {
         return; // the relay reported nothing: try again at the next wake-up or poll
       }
     }
+  }
+
+  /**
+   * A relay call that returned after the batch's deadline: the lease may have lapsed meanwhile, and
+   * another server may be delivering the partition, so its report is ignored. Nothing is recorded:
+   * the batch stays pending with no attempt charged (what the destination received meanwhile is
+   * delivered again), and the partition pauses as after a failed call.
+   */
+  private void overran(Duration took, Duration given) {
+    String what =
+        "relay call of outbox "
+            + outbox.name()
+            + " partition "
+            + partition
+            + " returned after its deadline: it took "
+            + took.toMillis()
+            + " ms of the "
+            + given.toMillis()
+            + " ms it was given (the batch's budget is "
+            + terms.callBudget().toMillis()
+            + " ms, from before the read)";
+    LOG.warning(
+        "OUTBOXER-3011 "
+            + what
+            + "; its report is ignored, the batch stays pending and no attempt is charged");
+    outage.failed(new IllegalStateException(what));
   }
 
   /**
@@ -274,6 +306,7 @@ public final class PartitionWorker implements Runnable {
 
   private void dropLease() {
     lease = null;
+    rescanAt = null; // whoever held the partition meanwhile may have left rows below the last start
     from = 0;
     share.giveBack();
   }

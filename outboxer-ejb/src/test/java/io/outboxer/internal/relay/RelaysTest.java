@@ -9,12 +9,22 @@ import io.outboxer.internal.config.TestOutboxes;
 import io.outboxer.spi.Relay;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 
 class RelaysTest {
 
+  private static final ExecutorService EXECUTOR =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "relays-test");
+            t.setDaemon(true);
+            return t;
+          });
+
   private static Relay create(OutboxConfig outbox) {
-    return Relays.create(outbox, Duration.ofSeconds(10));
+    return Relays.create(outbox, Duration.ofSeconds(10), EXECUTOR);
   }
 
   private static OutboxConfig outbox(String relay, Map<String, String> settings) {

@@ -17,6 +17,10 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /** The worker against an in-memory store, a scripted relay and a clock the test moves. */
@@ -190,8 +194,9 @@ class PartitionWorkerTest {
     NodeShare share = new NodeShare(1);
     Relay slow =
         batch -> {
-          // The relay call outlives the lease, and another node takes the partition meanwhile.
-          advance(TERMS.ttl());
+          // The lease lapses in database time during the call, which returns within its budget by
+          // this server's clock, and another node takes the partition meanwhile.
+          store.advanceDatabaseClock(TERMS.ttl());
           store.acquire(OUTBOX.name(), 0, "node-b", TERMS.ttl());
           return DeliveryReport.builder().confirmed(1).failed(2, "refused").build();
         };
@@ -261,14 +266,14 @@ class PartitionWorkerTest {
     store.add(1, "g");
     Relay slow =
         batch -> {
-          advance(TERMS.ttl());
+          store.advanceDatabaseClock(TERMS.ttl());
           store.acquire(OUTBOX.name(), 0, "node-b", TERMS.ttl());
           return DeliveryReport.builder().confirmed(1).build();
         };
 
     worker(0, slow, new NodeShare(1)).run();
 
-    assertThat(events).containsExactly("lease TAKEN", "call 30000ms", "lease LOST");
+    assertThat(events).containsExactly("lease TAKEN", "call 0ms", "lease LOST");
   }
 
   @Test
@@ -376,5 +381,61 @@ class PartitionWorkerTest {
     worker.run();
     assertThat(given).as("no call once the read used the budget up").hasSize(1);
     assertThat(store.rows).containsOnlyKeys(2L);
+  }
+
+  @Test
+  void aRelayCallThatReturnsAfterItsDeadlineRecordsNothingIsLoggedAndThePartitionPauses() {
+    store.add(1, "g");
+    store.add(2, "h");
+    List<Integer> calls = new ArrayList<>();
+    Relay overrunning =
+        batch -> {
+          calls.add(batch.size());
+          advance(TERMS.callBudget().plusMillis(1)); // 10s budget at a 30s ttl
+          return DeliveryReport.builder().confirmed(1).failed(2, "refused").build();
+        };
+    PartitionWorker worker = worker(0, overrunning, new NodeShare(1));
+    List<LogRecord> logged = new ArrayList<>();
+    Handler handler =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            logged.add(record);
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    Logger log = Logger.getLogger(PartitionWorker.class.getName());
+    log.addHandler(handler);
+    try {
+      worker.run();
+    } finally {
+      log.removeHandler(handler);
+    }
+
+    assertThat(store.completions).as("nothing recorded").hasValue(0);
+    assertThat(store.rows).containsOnlyKeys(1L, 2L);
+    assertThat(store.rows.values()).allMatch(r -> r.attempts == 0 && !r.waiting);
+    assertThat(events).containsExactly("lease TAKEN", "call 10001ms");
+    assertThat(worker.lease()).as("an overrun is not a lost lease").isNotNull();
+    assertThat(logged)
+        .filteredOn(
+            r -> r.getLevel() == Level.WARNING && r.getMessage().startsWith("OUTBOXER-3011"))
+        .extracting(LogRecord::getMessage)
+        .containsExactly(
+            "OUTBOXER-3011 relay call of outbox orders partition 0 returned after its deadline: it"
+                + " took 10001 ms of the 10000 ms it was given (the batch's budget is 10000 ms,"
+                + " from before the read); its report is ignored, the batch stays pending and no"
+                + " attempt is charged");
+    assertThat(outages).hasSize(1).allMatch(o -> o.contains("returned after its deadline"));
+
+    // The partition pauses as after a failed call (backoff.min 1s), then delivers.
+    advance(Duration.ofMillis(999));
+    worker.run();
+    assertThat(calls).hasSize(1);
   }
 }

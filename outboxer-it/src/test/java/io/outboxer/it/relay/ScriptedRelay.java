@@ -3,14 +3,15 @@ package io.outboxer.it.relay;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import io.outboxer.spi.Relay;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
  * A relay whose failures the tests choose: it fails every message the outbox's {@link Script} says,
- * keeps the relay contract (a scope stops at its first failure), and writes every attempt to the
- * {@link Journal}.
+ * keeps the relay contract (a scope stops at its first failure), writes every attempt to the {@link
+ * Journal}, and hangs before it answers when the script says.
  */
 public final class ScriptedRelay implements Relay {
 
@@ -39,6 +40,15 @@ public final class ScriptedRelay implements Relay {
         report.confirmed(e.id());
       }
     }
+    hang(Script.takeHang(outbox));
     return report.build();
+  }
+
+  private static void hang(Duration time) {
+    try {
+      Thread.sleep(time.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

@@ -18,12 +18,23 @@ public final class KafkaBroker {
   private final int port;
   private final int controllerPort;
   private final Path dir;
+  private final boolean autoCreateTopics;
   private Process process;
 
+  /** A broker that creates a topic when a producer first names it, as Kafka does by default. */
   public KafkaBroker(int port, int controllerPort, Path dir) {
+    this(port, controllerPort, dir, true);
+  }
+
+  /**
+   * @param autoCreateTopics false for a broker on which a topic exists only once it was created, so
+   *     that a producer can meet a topic that does not exist
+   */
+  public KafkaBroker(int port, int controllerPort, Path dir, boolean autoCreateTopics) {
     this.port = port;
     this.controllerPort = controllerPort;
     this.dir = dir;
+    this.autoCreateTopics = autoCreateTopics;
   }
 
   public String bootstrapServers() {
@@ -52,6 +63,7 @@ public final class KafkaBroker {
               "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
               "log.dirs=" + dir.resolve("data"),
               "num.partitions=1",
+              "auto.create.topics.enable=" + autoCreateTopics,
               "offsets.topic.replication.factor=1",
               "transaction.state.log.replication.factor=1",
               "transaction.state.log.min.isr=1",

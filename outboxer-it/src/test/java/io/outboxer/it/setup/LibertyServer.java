@@ -21,7 +21,12 @@ import java.util.Map;
  */
 public final class LibertyServer {
 
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  /**
+   * HTTP/1.1: the default, HTTP/2 over an upgraded plain connection, left concurrent requests to
+   * Liberty hanging.
+   */
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   private final Path wlp = Path.of(System.getProperty("outboxer.it.wlp"));
   private final String name;
@@ -31,6 +36,10 @@ public final class LibertyServer {
   public LibertyServer(String name, String port) {
     this.name = name;
     this.base = "http://localhost:" + port;
+  }
+
+  public String name() {
+    return name;
   }
 
   /** The server's own folder. */
@@ -111,13 +120,63 @@ public final class LibertyServer {
 
   /** Ends the server's process as a crash would (SIGKILL), and waits until it is gone. */
   public void kill() throws Exception {
-    long pid =
-        Long.parseLong(Files.readString(wlp.resolve("usr/servers/.pid/" + name + ".pid")).trim());
-    ProcessHandle process =
-        ProcessHandle.of(pid)
-            .orElseThrow(() -> new IllegalStateException("server " + name + " is not running"));
+    ProcessHandle process = process();
     process.destroyForcibly();
     process.onExit().get();
+  }
+
+  /** Freezes the server's process (SIGSTOP): it holds its connections and does nothing. */
+  public void pause() throws Exception {
+    signal("STOP");
+  }
+
+  /** Lets a {@linkplain #pause paused} server's process go on (SIGCONT). */
+  public void resume() throws Exception {
+    signal("CONT");
+  }
+
+  private void signal(String signal) throws Exception {
+    Process p =
+        new ProcessBuilder("kill", "-" + signal, Long.toString(process().pid()))
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(p.getInputStream().readAllBytes());
+    if (p.waitFor() != 0) {
+      throw new IllegalStateException("kill -" + signal + " of server " + name + ": " + output);
+    }
+  }
+
+  private ProcessHandle process() throws Exception {
+    long pid =
+        Long.parseLong(Files.readString(wlp.resolve("usr/servers/.pid/" + name + ".pid")).trim());
+    return ProcessHandle.of(pid)
+        .orElseThrow(() -> new IllegalStateException("server " + name + " is not running"));
+  }
+
+  /**
+   * Adds {@code xml} to the server's configuration as {@code configDropins/overrides/<file>}, read
+   * at its next start.
+   */
+  public void override(String file, String xml) throws Exception {
+    Path overrides = dir().resolve("configDropins/overrides");
+    Files.createDirectories(overrides);
+    Files.writeString(overrides.resolve(file), xml);
+  }
+
+  /** Removes what {@link #override} wrote. */
+  public void removeOverride(String file) throws Exception {
+    Files.deleteIfExists(dir().resolve("configDropins/overrides/" + file));
+  }
+
+  /** The lines of the server's {@code logs/messages.log} that contain {@code text}. */
+  public List<String> logLines(String text) throws Exception {
+    Path log = dir().resolve("logs/messages.log");
+    if (!Files.exists(log)) {
+      return List.of();
+    }
+    try (var lines = Files.lines(log)) {
+      return lines.filter(l -> l.contains(text)).toList();
+    }
   }
 
   /** Stops the server; fine when it is not running. */

@@ -93,7 +93,8 @@ public class TestServices implements LauncherSessionListener {
     Files.writeString(variables.resolve(SQS_ENDPOINT), "http://127.0.0.1:" + sqsPort);
   }
 
-  private static int freePort() throws IOException {
+  /** A TCP port free on loopback at the time of the call. */
+  public static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       return socket.getLocalPort();
     }

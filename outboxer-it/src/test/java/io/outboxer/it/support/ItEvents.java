@@ -55,6 +55,14 @@ public final class ItEvents {
     }
   }
 
+  /** Outbox it-overrun: its relay's call can be made to hang. */
+  @Outboxed("it-overrun")
+  public static class Overrun extends ItEvent {
+    public Overrun(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
   /** Outbox it-serial: serialize-writes. */
   @Outboxed("it-serial")
   public static class Serial extends ItEvent {

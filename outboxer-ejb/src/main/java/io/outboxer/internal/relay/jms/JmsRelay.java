@@ -9,7 +9,9 @@ import static io.outboxer.internal.relay.support.MessageAttributes.TYPE;
 
 import io.outboxer.OutboxException;
 import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.relay.support.BoundedSends;
 import io.outboxer.internal.relay.support.BudgetedRelay;
+import io.outboxer.internal.relay.support.Settlement;
 import io.outboxer.internal.rules.Deadline;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
@@ -27,6 +29,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
 
@@ -37,27 +40,55 @@ import javax.naming.NamingException;
  * group on one consumer, and {@code JMSXGroupSeq} increases within the group (see {@link
  * #groupSeq}).
  *
+ * <p>A synchronous send has no timeout of its own, and Jakarta EE does not allow asynchronous sends
+ * (a {@code CompletionListener}) in the container. So each batch is sent by a task of the executor
+ * the relay was given ({@link BoundedSends}), outside any JTA transaction: the task's {@code
+ * JMSContext} is not transacted, and a persistent send that returned was accepted by the provider
+ * for good. The call waits for the task until its {@linkplain BudgetedRelay#deadline deadline} and
+ * then reports what the task had sent by that moment: a send still under way is left unreported
+ * (pending, so sent again later: it may arrive twice, never not at all), the task sends nothing
+ * more, and its {@code JMSContext} is closed, which ends a blocked send in most providers. Until
+ * that task has ended, the partition's next batch is refused as unavailable.
+ *
  * <p>Settings ({@code outboxer.outbox.<name>.relay.jms.*}): {@code queue}, the JNDI name of the
  * queue, or {@code topic}, the JNDI name of the topic (one of them required); {@code
  * connection-factory}, the JNDI name of the connection factory (default {@value
  * #DEFAULT_CONNECTION_FACTORY}).
- *
- * @param connectionFactory where connections come from
- * @param destination the queue or topic
- * @param callBudget once a batch took this long, no further message of it is sent
  */
-public record JmsRelay(
-    ConnectionFactory connectionFactory, Destination destination, Duration callBudget)
-    implements BudgetedRelay {
+public final class JmsRelay implements BudgetedRelay {
 
   public static final String DEFAULT_CONNECTION_FACTORY = "jms/outboxer/ConnectionFactory";
+
+  private final ConnectionFactory connectionFactory;
+  private final Destination destination;
+  private final Duration callBudget;
+  private final BoundedSends sends;
+
+  /**
+   * @param connectionFactory where connections come from
+   * @param destination the queue or topic
+   * @param callBudget once a batch took this long, no further message of it is sent
+   * @param executor runs the sends of each batch (in the server, a managed executor)
+   */
+  public JmsRelay(
+      ConnectionFactory connectionFactory,
+      Destination destination,
+      Duration callBudget,
+      ExecutorService executor) {
+    this.connectionFactory = connectionFactory;
+    this.destination = destination;
+    this.callBudget = callBudget;
+    this.sends = new BoundedSends(executor, "JMS destination " + destination);
+  }
 
   /**
    * Looks up the configured connection factory and queue or topic.
    *
    * @param callBudget once a batch took this long, no further message of it is sent
+   * @param executor runs the sends of each batch (in the server, a managed executor)
    */
-  public static JmsRelay create(OutboxConfig outbox, Duration callBudget) {
+  public static JmsRelay create(
+      OutboxConfig outbox, Duration callBudget, ExecutorService executor) {
     String queueName = outbox.relaySettings().get("queue");
     String topicName = outbox.relaySettings().get("topic");
     if (queueName == null && topicName == null) {
@@ -76,7 +107,8 @@ public record JmsRelay(
         queueName != null
             ? lookup(outbox.relayKey("queue"), queueName, Queue.class)
             : lookup(outbox.relayKey("topic"), topicName, Topic.class),
-        callBudget);
+        callBudget,
+        executor);
   }
 
   private static <T> T lookup(String key, String jndiName, Class<T> type) {
@@ -102,22 +134,36 @@ public record JmsRelay(
   }
 
   @Override
+  public Duration callBudget() {
+    return callBudget;
+  }
+
+  @Override
   public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
     Deadline deadline = deadline(timeLeft);
-    DeliveryReport.Builder report = DeliveryReport.builder();
-    Set<String> stopped = new HashSet<>();
-    try (JMSContext context = connectionFactory.createContext()) {
+    return sends.run(batch.get(0).partition(), deadline, report -> send(batch, deadline, report));
+  }
+
+  /** The task of one call: sends {@code batch} in order until it ends or the call ends. */
+  private void send(List<Envelope> batch, Deadline deadline, Settlement report) {
+    JMSContext opened = connectionFactory.createContext();
+    if (!report.onAbandon(opened::close)) {
+      opened.close();
+      return;
+    }
+    try (JMSContext context = opened) {
       JMSProducer producer = context.createProducer().setDeliveryMode(DeliveryMode.PERSISTENT);
+      Set<String> stopped = new HashSet<>();
       for (Envelope e : batch) {
-        if (deadline.passed()) {
-          break; // the rest of the batch stays pending, its attempts not counted
+        if (deadline.passed() || report.ended()) {
+          return; // the rest of the batch stays pending, its attempts not counted
         }
         if (e.orderingScope() != null && stopped.contains(e.orderingScope())) {
           continue;
         }
         try {
           producer.send(destination, toMessage(context, e));
-          report.confirmed(e.id());
+          report.confirmed(List.of(e.id()));
         } catch (JMSRuntimeException | JMSException ex) {
           report.failed(e.id(), "JMS send to " + destination + " failed: " + ex);
           if (e.orderingScope() != null) {
@@ -126,7 +172,6 @@ public record JmsRelay(
         }
       }
     }
-    return report.build();
   }
 
   private static TextMessage toMessage(JMSContext context, Envelope e) throws JMSException {

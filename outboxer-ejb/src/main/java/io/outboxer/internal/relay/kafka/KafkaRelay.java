@@ -1,8 +1,10 @@
 package io.outboxer.internal.relay.kafka;
 
 import io.outboxer.internal.config.OutboxConfig;
+import io.outboxer.internal.relay.support.BoundedSends;
 import io.outboxer.internal.relay.support.BudgetedRelay;
 import io.outboxer.internal.relay.support.MessageAttributes;
+import io.outboxer.internal.relay.support.Settlement;
 import io.outboxer.internal.rules.Deadline;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
@@ -19,7 +21,10 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -52,10 +57,18 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@code outboxer.outbox.<name>.relay.kafka.*} ({@code bootstrap.servers} required, {@code topic}
  * required, {@code transactional-id-prefix} default {@code outboxer-}).
  *
- * <p>Unless the configuration sets one of them, {@code delivery.timeout.ms} is the call budget and
- * {@code request.timeout.ms} and {@code max.block.ms} half of it, so that a batch to a broker that
- * does not answer fails within the budget; no new transaction starts once the budget is used up:
- * the rest of the batch stays pending.
+ * <p>Each call ends by its {@linkplain BudgetedRelay#deadline deadline}, whatever the broker does:
+ * the sends run as a task ({@link BoundedSends}) that starts no record and no transaction after it,
+ * and the call returns at it with what was committed by then. A producer still waiting then (for
+ * metadata in {@code send}, acknowledgements in {@code flush}, the coordinator in {@code
+ * initTransactions}, {@code commitTransaction} or {@code abortTransaction}) is closed at once and
+ * not used again; what it had not committed stays unreported: pending, uncharged. The partition's
+ * next call, once the old task has ended, starts a new producer, whose {@code initTransactions}
+ * fences the old one and ends its open transaction (committed or aborted, never half). A producer
+ * that failed outside a record's refusal (fenced, in an error state) is replaced the same way.
+ * Unless the configuration sets one of them, {@code delivery.timeout.ms} is the call budget and
+ * {@code request.timeout.ms} and {@code max.block.ms} half of it, which bounds how long a closed
+ * producer's network thread keeps an abandoned task alive.
  */
 public final class KafkaRelay implements BudgetedRelay {
 
@@ -90,23 +103,39 @@ public final class KafkaRelay implements BudgetedRelay {
           ProducerConfig.MAX_BLOCK_MS_CONFIG);
 
   private final String topic;
-  private final String transactionalIdBase;
   private final Properties producerProperties;
+  private final IntFunction<Producer<String, String>> newProducer;
   private final Duration callBudget;
+  private final BoundedSends sends;
+
+  /** The producers that started their transactions, by partition. */
   private final Map<Integer, Producer<String, String>> producers = new ConcurrentHashMap<>();
 
   /**
-   * @param transactionalIdBase the transactional ids of the producers, but for their partition
+   * @param properties the producer properties in force
+   * @param newProducer makes the transactional producer of a partition, not yet initialized
+   * @param executor runs the sends of each call (in the server, a managed executor)
    */
-  KafkaRelay(String topic, String transactionalIdBase, Properties properties, Duration callBudget) {
+  KafkaRelay(
+      String topic,
+      Properties properties,
+      IntFunction<Producer<String, String>> newProducer,
+      Duration callBudget,
+      ExecutorService executor) {
     this.topic = topic;
-    this.transactionalIdBase = transactionalIdBase;
     this.producerProperties = properties;
+    this.newProducer = newProducer;
     this.callBudget = callBudget;
+    this.sends = new BoundedSends(executor, "Kafka topic " + topic);
   }
 
-  /** Reads the relay's settings; the producers connect at their first batch. */
-  public static KafkaRelay create(OutboxConfig outbox, Duration callBudget) {
+  /**
+   * Reads the relay's settings; the producers connect at their first batch.
+   *
+   * @param executor runs the sends of each call (in the server, a managed executor)
+   */
+  public static KafkaRelay create(
+      OutboxConfig outbox, Duration callBudget, ExecutorService executor) {
     String topic = outbox.requiredRelaySetting("topic", "the topic the Kafka relay sends to");
     outbox.requiredRelaySetting(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "the Kafka brokers to connect to");
@@ -124,11 +153,18 @@ public final class KafkaRelay implements BudgetedRelay {
       properties.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(budget / 2));
       properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(budget / 2));
     }
+    String transactionalIdBase = (prefix == null ? "outboxer-" : prefix) + outbox.name() + "-";
     return new KafkaRelay(
         topic,
-        (prefix == null ? "outboxer-" : prefix) + outbox.name() + "-",
         properties,
-        callBudget);
+        partition -> {
+          Properties own = new Properties();
+          own.putAll(properties);
+          own.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalIdBase + partition);
+          return new KafkaProducer<>(own, new StringSerializer(), new StringSerializer());
+        },
+        callBudget,
+        executor);
   }
 
   @Override
@@ -145,14 +181,49 @@ public final class KafkaRelay implements BudgetedRelay {
   public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
     Deadline deadline = deadline(timeLeft);
     int partition = batch.get(0).partition();
-    Producer<String, String> producer = producer(partition);
+    return sends.run(partition, deadline, report -> send(batch, partition, deadline, report));
+  }
+
+  /**
+   * The task of one call: sends {@code batch} with the partition's producer, or a new one, and
+   * keeps the producer for the next call unless it failed or the call was abandoned.
+   */
+  private void send(List<Envelope> batch, int partition, Deadline deadline, Settlement report) {
+    Producer<String, String> known = producers.remove(partition);
+    Producer<String, String> producer = known != null ? known : newProducer.apply(partition);
+    AtomicBoolean failed = new AtomicBoolean();
     try {
-      return TransactionRounds.deliver(
-          batch, records -> sendInTransaction(producer, records, deadline), deadline);
-    } catch (RuntimeException e) {
-      // The producer may be fenced or in an unknown state: start the next batch with a new one.
-      discard(partition);
-      throw e;
+      if (!report.onAbandon(() -> closeNow(producer))) {
+        failed.set(true); // abandoned before it started
+        return;
+      }
+      if (known == null) {
+        try {
+          producer.initTransactions();
+        } catch (RuntimeException e) {
+          failed.set(true);
+          throw new KafkaUnavailableException("the producer could not start: " + e);
+        }
+      }
+      TransactionRounds.deliver(
+          batch,
+          records -> {
+            try {
+              return sendInTransaction(producer, records, deadline);
+            } catch (RuntimeException e) {
+              // Fenced, closed at the deadline or in an error state: the transaction's outcome is
+              // not known and no record is to blame. The producer is not used again.
+              failed.set(true);
+              return TransactionRounds.Round.unavailable(
+                  records, "Kafka failed the transaction: " + e);
+            }
+          },
+          deadline,
+          report);
+    } finally {
+      if (failed.get() || !report.unlessEnded(() -> producers.put(partition, producer))) {
+        closeNow(producer); // the next call starts a new one, whose initTransactions fences it
+      }
     }
   }
 
@@ -257,33 +328,22 @@ public final class KafkaRelay implements BudgetedRelay {
     return record;
   }
 
-  private Producer<String, String> producer(int partition) {
-    return producers.computeIfAbsent(
-        partition,
-        p -> {
-          Properties properties = new Properties();
-          properties.putAll(producerProperties);
-          properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalIdBase + p);
-          KafkaProducer<String, String> producer =
-              new KafkaProducer<>(properties, new StringSerializer(), new StringSerializer());
-          producer.initTransactions();
-          return producer;
-        });
-  }
-
-  private void discard(int partition) {
-    Producer<String, String> producer = producers.remove(partition);
-    if (producer != null) {
-      try {
-        producer.close(callBudget);
-      } catch (RuntimeException e) {
-        LOG.log(Level.FINE, "closing a Kafka producer failed", e);
-      }
+  /** Closes {@code producer} without waiting for what it still has to send. */
+  private static void closeNow(Producer<String, String> producer) {
+    try {
+      producer.close(Duration.ZERO);
+    } catch (RuntimeException e) {
+      LOG.log(Level.FINE, "closing a Kafka producer failed", e);
     }
   }
 
   @Override
   public void close() {
-    producers.keySet().forEach(this::discard);
+    for (Integer partition : producers.keySet()) {
+      Producer<String, String> producer = producers.remove(partition);
+      if (producer != null) {
+        closeNow(producer);
+      }
+    }
   }
 }

@@ -1,7 +1,7 @@
 package io.outboxer.internal.relay.kafka;
 
+import io.outboxer.internal.relay.support.Settlement;
 import io.outboxer.internal.rules.Deadline;
-import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,7 +42,15 @@ final class TransactionRounds {
    * The outcome of sending records in one transaction: committed when every record was
    * acknowledged, otherwise aborted with the failed records (the others may have failed unseen).
    */
-  record Round(boolean committed, Map<Long, Failure> failures) {}
+  record Round(boolean committed, Map<Long, Failure> failures) {
+
+    /** A transaction that failed as a whole, for {@code reason}: no record is to blame. */
+    static Round unavailable(List<Envelope> records, String reason) {
+      Map<Long, Failure> failures = new HashMap<>();
+      records.forEach(e -> failures.put(e.id(), new Failure(reason, Cause.COLLATERAL)));
+      return new Round(false, failures);
+    }
+  }
 
   /** Sends records in one Kafka transaction and commits it only when all were acknowledged. */
   @FunctionalInterface
@@ -52,42 +60,44 @@ final class TransactionRounds {
 
   private final Transaction transaction;
   private final Deadline deadline;
-  private final DeliveryReport.Builder report = DeliveryReport.builder();
+  private final Settlement report;
   private final Set<Long> refusedIds = new HashSet<>();
   private final Map<String, Long> scopesStoppedAt = new HashMap<>();
   private int settled;
   private RuntimeException unavailable;
 
-  private TransactionRounds(Transaction transaction, Deadline deadline) {
+  private TransactionRounds(Transaction transaction, Deadline deadline, Settlement report) {
     this.transaction = transaction;
     this.deadline = deadline;
+    this.report = report;
   }
 
   /**
    * Delivers {@code batch} in rounds until every message is confirmed or refused, the deadline
-   * passes (the rest stays unreported), or the destination proves unavailable.
+   * passes (the rest stays unreported), or the destination proves unavailable; each round's outcome
+   * goes to {@code report} as it is known.
    *
    * @throws KafkaUnavailableException when the destination failed before anything was settled
    */
-  static DeliveryReport deliver(List<Envelope> batch, Transaction transaction, Deadline deadline) {
-    TransactionRounds rounds = new TransactionRounds(transaction, deadline);
+  static void deliver(
+      List<Envelope> batch, Transaction transaction, Deadline deadline, Settlement report) {
+    TransactionRounds rounds = new TransactionRounds(transaction, deadline, report);
     rounds.settle(batch);
     if (rounds.unavailable != null && rounds.settled == 0) {
       throw rounds.unavailable;
     }
-    return rounds.report.build();
   }
 
   /** Settles {@code part}, a prefix of what is left; false when it could not be finished. */
   private boolean settle(List<Envelope> part) {
     List<Envelope> left = open(part);
     while (!left.isEmpty()) {
-      if (deadline.passed()) {
+      if (deadline.passed() || report.ended()) {
         return false;
       }
       Round round = transaction.send(left);
       if (round.committed()) {
-        left.forEach(e -> report.confirmed(e.id()));
+        report.confirmed(left.stream().map(Envelope::id).toList());
         settled += left.size();
         return true;
       }

@@ -54,8 +54,10 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  * pinned to its entry; when SQS could not be reached, throttled or answered with a server error,
  * nothing is charged and the rest of the batch is left for the next call.
  *
- * <p>Each SQS call may take the call budget at most (the SDK's API call timeout, retries included),
- * and no request is started once a batch used the budget up: the rest of the batch stays pending.
+ * <p>Each request may take what is left of the call's {@linkplain BudgetedRelay#deadline deadline},
+ * and the call budget at most (the SDK's API call timeout, retries included), so that all requests
+ * of a call end by its deadline; no request is started after it: the rest of the batch stays
+ * pending.
  *
  * <p>Settings ({@code outboxer.outbox.<name>.relay.sqs.*}): {@code queue-url} (required, a FIFO
  * queue), {@code region}, {@code endpoint}, {@code access-key-id} with {@code secret-access-key};
@@ -68,6 +70,9 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  */
 public record SqsFifoRelay(SqsClient sqs, SqsQueue queue, Duration callBudget)
     implements BudgetedRelay {
+
+  /** The shortest timeout a request is given, for one started just before the deadline. */
+  private static final Duration MIN_REQUEST_TIMEOUT = Duration.ofMillis(1);
 
   /** Reads the relay's settings and builds the SQS client; no request is sent yet. */
   public static SqsFifoRelay create(OutboxConfig outbox, Duration callBudget) {
@@ -173,7 +178,16 @@ public record SqsFifoRelay(SqsClient sqs, SqsQueue queue, Duration callBudget)
     }
     SendMessageBatchResponse response;
     try {
-      response = sqs.sendMessageBatch(b -> b.queueUrl(queue.url()).entries(entries));
+      // Each request may take what is left of the call, retries included, and the client's
+      // timeout (the call budget) at most: all requests of a call end by its deadline.
+      Duration left = deadline.remaining();
+      Duration timeout = left.compareTo(MIN_REQUEST_TIMEOUT) > 0 ? left : MIN_REQUEST_TIMEOUT;
+      response =
+          sqs.sendMessageBatch(
+              b ->
+                  b.queueUrl(queue.url())
+                      .entries(entries)
+                      .overrideConfiguration(o -> o.apiCallTimeout(timeout)));
     } catch (SdkException ex) {
       if (!(ex instanceof AwsServiceException service
           && service.statusCode() == 400

@@ -13,6 +13,9 @@ import java.util.List;
  */
 public interface BudgetedRelay extends Relay {
 
+  /** The most a relay keeps of its time to give up a wait and return: see {@link #deadline}. */
+  Duration MAX_RESERVE = Duration.ofMillis(500);
+
   /** The longest one call may take. */
   Duration callBudget();
 
@@ -24,8 +27,15 @@ public interface BudgetedRelay extends Relay {
     return deliver(batch, callBudget());
   }
 
-  /** The deadline of a call given {@code timeLeft}. */
+  /**
+   * The deadline by which a call given {@code timeLeft} stops sending and gives up what it waits
+   * for: the earlier of {@code timeLeft} and the call budget, less a tenth of it (at most {@link
+   * #MAX_RESERVE}), kept to abandon a blocked wait and return before the engine's deadline. The
+   * engine ignores the report of a call that returns after that.
+   */
   default Deadline deadline(Duration timeLeft) {
-    return Deadline.in(timeLeft).within(callBudget());
+    Duration time = timeLeft.compareTo(callBudget()) < 0 ? timeLeft : callBudget();
+    Duration reserve = time.dividedBy(10);
+    return Deadline.in(time.minus(reserve.compareTo(MAX_RESERVE) < 0 ? reserve : MAX_RESERVE));
   }
 }

@@ -1,10 +1,12 @@
 package io.outboxer.internal.relay.kafka;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.TestOutboxes;
+import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -13,17 +15,46 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+import java.util.stream.LongStream;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 class KafkaRelayTest {
+
+  private static final Duration BUDGET = Duration.ofMillis(1500);
+
+  /** What a loaded machine may add to a call that keeps its deadline. */
+  private static final Duration SLACK = Duration.ofSeconds(2);
+
+  private static final ExecutorService EXECUTOR =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "kafka-relay-test");
+            t.setDaemon(true);
+            return t;
+          });
 
   private static Properties producerProperties(Map<String, String> extra) {
     Map<String, String> settings = new HashMap<>(extra);
     settings.put("topic", "orders");
     settings.put("bootstrap.servers", "127.0.0.1:9092");
     OutboxConfig outbox = TestOutboxes.orders("kafka", settings);
-    try (KafkaRelay relay = KafkaRelay.create(outbox, Duration.ofSeconds(10))) {
+    try (KafkaRelay relay = KafkaRelay.create(outbox, Duration.ofSeconds(10), EXECUTOR)) {
       return relay.producerProperties();
     }
   }
@@ -54,30 +85,209 @@ class KafkaRelayTest {
   }
 
   /**
-   * A broker that takes the connection and never answers: the call ends within its budget saying
-   * Kafka is unavailable, and charges no message.
+   * A broker that takes the connection and never answers, with a producer configured to wait a
+   * minute for it: the call still ends within its budget, because the producer still waiting at the
+   * deadline (in {@code initTransactions}) is closed; it says Kafka is unavailable and charges no
+   * message.
    */
   @Test
-  void aBatchToABrokerThatNeverAnswersEndsWithinTheCallBudget() throws Exception {
+  void aBatchToABrokerThatNeverAnswersEndsWithinTheCallBudgetWhateverTheProducersTimeouts()
+      throws Exception {
     try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       Map<String, String> settings = new HashMap<>();
       settings.put("topic", "orders");
       settings.put("bootstrap.servers", "127.0.0.1:" + silent.getLocalPort());
-      List<Envelope> batch =
-          List.of(
-              new Envelope(1, "orders", 0, "a", "T", "{}", 1, "a"),
-              new Envelope(2, "orders", 0, "b", "T", "{}", 1, "b"));
+      settings.put("max.block.ms", "60000");
+      settings.put("request.timeout.ms", "60000");
+      settings.put("delivery.timeout.ms", "120000");
 
+      // The producer is made in the call, the first in this JVM: a longer budget leaves time for
+      // that, and a minute's wait would still overrun it.
+      Duration budget = Duration.ofSeconds(3);
       try (KafkaRelay relay =
-          KafkaRelay.create(TestOutboxes.orders("kafka", settings), Duration.ofSeconds(1))) {
-        // Only the call is timed: starting and closing the producer are not part of its budget.
+          KafkaRelay.create(TestOutboxes.orders("kafka", settings), budget, EXECUTOR)) {
         long started = System.nanoTime();
-        assertThatThrownBy(() -> relay.deliver(batch))
-            .isInstanceOf(KafkaException.class)
-            .hasMessageContaining("Timeout");
+        assertThatThrownBy(() -> relay.deliver(batch(3), budget))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessage(
+                "Kafka topic orders did not answer by the call's deadline; nothing of the batch was"
+                    + " settled and the send under way was abandoned");
         Duration took = Duration.ofNanos(System.nanoTime() - started);
-        assertThat(took).isLessThan(Duration.ofSeconds(3));
+        assertThat(took).isLessThan(budget.plus(SLACK));
       }
+    }
+  }
+
+  /**
+   * A topic that does not exist: the producer waits for its metadata in {@code send} (up to {@code
+   * max.block.ms}, a minute here). The call returns at its deadline saying Kafka is unavailable,
+   * having charged nothing; the producer is closed at once, which ends the wait, and the next batch
+   * gets a new producer.
+   */
+  @Test
+  void aBatchToATopicThatDoesNotExistEndsWithinItsDeadlineAndReplacesTheProducer()
+      throws Exception {
+    List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
+    KafkaRelay relay =
+        relay(
+            partition -> {
+              ScriptedProducer p = new ScriptedProducer();
+              p.metadataNeverComes = made.isEmpty();
+              made.add(p);
+              return p;
+            });
+
+    long started = System.nanoTime();
+    assertThatThrownBy(() -> relay.deliver(batch(3), BUDGET))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("did not answer by the call's deadline");
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    assertThat(took).isLessThan(BUDGET.plus(SLACK));
+    ScriptedProducer first = made.get(0);
+    assertThat(first.closed.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(first.closedWith).as("closed at once").isEqualTo(Duration.ZERO);
+    assertThat(first.sendCalls).as("no send after the one that waited").isEqualTo(1);
+    assertThat(first.history()).isEmpty();
+
+    DeliveryReport next = awaitSendingAgain(relay, batch(3));
+    assertThat(made).hasSize(2);
+    assertThat(made.get(1).transactionInitialized()).isTrue();
+    assertThat(next.confirmed()).containsExactlyInAnyOrder(1L, 2L, 3L);
+  }
+
+  /**
+   * The broker takes the records but does not answer the commit: at the deadline the producer is
+   * closed; nothing of that transaction is reported, while the record Kafka refused for its size in
+   * an earlier transaction of the call stays charged to that record alone.
+   */
+  @Test
+  void aCommitThatNeverReturnsLeavesItsRecordsUnreportedAndARefusalCharged() throws Exception {
+    List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
+    KafkaRelay relay =
+        relay(
+            partition -> {
+              ScriptedProducer p = new ScriptedProducer();
+              p.tooLarge = 2;
+              p.commitNeverReturns = true;
+              made.add(p);
+              return p;
+            });
+
+    long started = System.nanoTime();
+    DeliveryReport report = relay.deliver(batch(3), BUDGET);
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    assertThat(took).isLessThan(BUDGET.plus(SLACK));
+    assertThat(report.confirmed()).isEmpty();
+    assertThat(report.failed()).containsOnlyKeys(2L);
+    assertThat(report.failed().get(2L)).contains("RecordTooLargeException");
+    assertThat(made).hasSize(1);
+    assertThat(made.get(0).closed.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(made.get(0).closedWith).isEqualTo(Duration.ZERO);
+    assertThat(made.get(0).transactionCommitted()).isFalse();
+  }
+
+  @Test
+  void aBatchThatEndsInTimeKeepsItsProducerForTheNext() {
+    List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
+    KafkaRelay relay =
+        relay(
+            partition -> {
+              ScriptedProducer p = new ScriptedProducer();
+              made.add(p);
+              return p;
+            });
+
+    assertThat(relay.deliver(batch(2), BUDGET).confirmed()).containsExactlyInAnyOrder(1L, 2L);
+    assertThat(relay.deliver(batch(3), BUDGET).confirmed()).containsExactlyInAnyOrder(1L, 2L, 3L);
+
+    assertThat(made).hasSize(1);
+    assertThat(made.get(0).commitCount()).isEqualTo(2);
+    assertThat(made.get(0).closedWith).isNull();
+  }
+
+  /** The relay's answer once the task it abandoned has ended (it ends just after its producer). */
+  private static DeliveryReport awaitSendingAgain(KafkaRelay relay, List<Envelope> batch)
+      throws InterruptedException {
+    for (int i = 0; i < 100; i++) {
+      try {
+        return relay.deliver(batch, BUDGET);
+      } catch (IllegalStateException stillBlocked) {
+        Thread.sleep(50);
+      }
+    }
+    throw new AssertionError("the relay still refuses the partition's batches");
+  }
+
+  private static KafkaRelay relay(IntFunction<Producer<String, String>> producers) {
+    return new KafkaRelay("orders", new Properties(), producers, BUDGET, EXECUTOR);
+  }
+
+  /** Messages 1..n, each of its own group. */
+  private static List<Envelope> batch(int n) {
+    return LongStream.rangeClosed(1, n)
+        .mapToObj(id -> new Envelope(id, "orders", 0, "g" + id, "T", "{}", 1, "g" + id))
+        .toList();
+  }
+
+  /**
+   * A producer scripted to wait the way a real one does: for a topic's metadata in {@code send},
+   * for the coordinator in {@code commitTransaction}; a wait ends when the producer is closed, with
+   * the exception Kafka's producer throws then. A record with id {@link #tooLarge} is refused at
+   * send for its size; the others are acknowledged at {@code flush}, after {@code send} returned,
+   * as a real producer's are.
+   */
+  private static final class ScriptedProducer extends MockProducer<String, String> {
+    private final CountDownLatch closed = new CountDownLatch(1);
+    volatile Duration closedWith;
+    volatile int sendCalls;
+    boolean metadataNeverComes;
+    boolean commitNeverReturns;
+    long tooLarge;
+
+    ScriptedProducer() {
+      super(false, null, new StringSerializer(), new StringSerializer()); // acknowledged at flush
+    }
+
+    @Override
+    public Future<RecordMetadata> send(ProducerRecord<String, String> r, Callback callback) {
+      sendCalls++;
+      if (metadataNeverComes) {
+        waitUntilClosed("Requested metadata update after close");
+      }
+      String id = new String(r.headers().lastHeader(KafkaRelay.ID).value(), UTF_8);
+      if (Long.parseLong(id) == tooLarge) {
+        return CompletableFuture.failedFuture(
+            new RecordTooLargeException("record " + id + " is too large"));
+      }
+      return super.send(r, callback);
+    }
+
+    @Override
+    public void commitTransaction() {
+      if (commitNeverReturns) {
+        waitUntilClosed("The producer closed forcefully");
+      }
+      super.commitTransaction();
+    }
+
+    private void waitUntilClosed(String message) {
+      try {
+        if (!closed.await(1, TimeUnit.MINUTES)) {
+          throw new AssertionError("the producer was not closed");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      throw new KafkaException(message);
+    }
+
+    @Override
+    public void close(Duration timeout) {
+      closedWith = timeout;
+      closed.countDown();
+      super.close(timeout);
     }
   }
 }

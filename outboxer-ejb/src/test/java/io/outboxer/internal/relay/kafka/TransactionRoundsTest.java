@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.outboxer.internal.relay.kafka.TransactionRounds.Cause;
 import io.outboxer.internal.relay.kafka.TransactionRounds.Failure;
 import io.outboxer.internal.relay.kafka.TransactionRounds.Round;
+import io.outboxer.internal.relay.support.Settlement;
 import io.outboxer.internal.rules.Deadline;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
@@ -64,8 +65,7 @@ class TransactionRoundsTest {
 
   @Test
   void aRecordTheProducerRefusedIsChargedAloneAndTheRestGoesInTheNextTransaction() {
-    DeliveryReport report =
-        TransactionRounds.deliver(batch(), kafka(Set.of(11L), Cause.OWN, Cause.SHARED), budget);
+    DeliveryReport report = deliver(kafka(Set.of(11L), Cause.OWN, Cause.SHARED));
 
     assertThat(report.failed()).containsOnly(Map.entry(11L, "too large: 11"));
     // 11 is g2's second message: g2's later messages (19, 27, 35) wait, everything else goes.
@@ -80,8 +80,7 @@ class TransactionRoundsTest {
 
   @Test
   void aRefusalNoRecordOwnsIsPinnedByHalvingInPrefixesAndOnlyItsRecordIsCharged() {
-    DeliveryReport report =
-        TransactionRounds.deliver(batch(), kafka(Set.of(30L), Cause.SHARED, Cause.SHARED), budget);
+    DeliveryReport report = deliver(kafka(Set.of(30L), Cause.SHARED, Cause.SHARED));
 
     assertThat(report.failed()).containsOnlyKeys(30L);
     assertThat(confirmed(report)).doesNotContain(30L, 38L).hasSize(38);
@@ -96,9 +95,7 @@ class TransactionRoundsTest {
 
   @Test
   void severalRefusalsInOneBatchAreEachChargedAlone() {
-    DeliveryReport report =
-        TransactionRounds.deliver(
-            batch(), kafka(Set.of(3L, 4L, 21L), Cause.SHARED, Cause.SHARED), budget);
+    DeliveryReport report = deliver(kafka(Set.of(3L, 4L, 21L), Cause.SHARED, Cause.SHARED));
 
     // 3 heads g2, 4 heads g3, 21 is g4's third: each stops the rest of its group only.
     assertThat(report.failed()).containsOnlyKeys(3L, 4L, 21L);
@@ -118,7 +115,7 @@ class TransactionRoundsTest {
           return new Round(false, failures);
         };
 
-    assertThatThrownBy(() -> TransactionRounds.deliver(batch(), down, budget))
+    assertThatThrownBy(() -> deliver(down))
         .isInstanceOf(KafkaUnavailableException.class)
         .hasMessage(
             "Kafka failed the batch, no record refused for its content: [TimeoutException]");
@@ -137,7 +134,7 @@ class TransactionRoundsTest {
           return kafka(Set.of(5L), Cause.OWN, Cause.COLLATERAL).send(records);
         };
 
-    DeliveryReport report = TransactionRounds.deliver(batch(), halfway, budget);
+    DeliveryReport report = deliver(halfway);
 
     assertThat(report.failed()).containsOnlyKeys(5L);
     assertThat(report.confirmed()).isEmpty();
@@ -147,11 +144,17 @@ class TransactionRoundsTest {
   void noTransactionStartsOnceTheDeadlinePassed() {
     nanos.addAndGet(Duration.ofSeconds(10).toNanos());
 
-    DeliveryReport report =
-        TransactionRounds.deliver(batch(), kafka(Set.of(), Cause.OWN, Cause.OWN), budget);
+    DeliveryReport report = deliver(kafka(Set.of(), Cause.OWN, Cause.OWN));
 
     assertThat(transactions).isZero();
     assertThat(report.confirmed()).isEmpty();
     assertThat(report.failed()).isEmpty();
+  }
+
+  /** Delivers {@link #batch()} with {@code kafka} and reports what was settled. */
+  private DeliveryReport deliver(TransactionRounds.Transaction kafka) {
+    Settlement report = new Settlement();
+    TransactionRounds.deliver(batch(), kafka, budget, report);
+    return report.end();
   }
 }

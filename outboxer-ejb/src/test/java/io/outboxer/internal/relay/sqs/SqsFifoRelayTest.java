@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.TestOutboxes;
+import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -12,11 +13,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.LongStream;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
 
 class SqsFifoRelayTest {
 
@@ -120,17 +126,87 @@ class SqsFifoRelayTest {
       List<Envelope> batch =
           List.of(message(1, "a", "{}"), message(2, "b", "{}"), message(3, "a", "{}"));
 
-      long started = System.nanoTime();
-      try (SqsFifoRelay relay = SqsFifoRelay.create(outbox, Duration.ofMillis(500))) {
-        assertThatThrownBy(() -> relay.deliver(batch))
+      Duration budget = Duration.ofMillis(1500);
+      try (SqsFifoRelay relay = SqsFifoRelay.create(outbox, budget)) {
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> relay.deliver(batch, budget))
             .isInstanceOf(IllegalStateException.class)
             .hasMessageStartingWith(
                 "SQS is unavailable for " + endpoint + "/000000000000/orders.fifo: ")
-            .hasMessageContaining("timeout configuration: 500 millis");
-      }
-      Duration took = Duration.ofNanos(System.nanoTime() - started);
+            .hasMessageContaining("did not complete before the specified timeout configuration");
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
 
-      assertThat(took).isLessThan(Duration.ofSeconds(5));
+        assertThat(took).isLessThan(budget.plus(Duration.ofSeconds(2)));
+      }
     }
+  }
+
+  /**
+   * An SQS that answers each request slowly: every request may take only what is left of the call,
+   * so that all of them together end by its deadline; none starts after it, and what was not sent
+   * stays unreported.
+   */
+  @Test
+  void everyRequestOfACallIsGivenWhatIsLeftOfItsDeadlineAndNoneStartsAfterIt() {
+    Duration budget = Duration.ofMillis(1500);
+    Duration answerAfter = Duration.ofMillis(250);
+    long started = System.nanoTime();
+    List<Duration> endsBy = new ArrayList<>(); // per request: its start plus its timeout
+    SqsClient slow =
+        new SqsClient() {
+          @Override
+          public SendMessageBatchResponse sendMessageBatch(SendMessageBatchRequest request) {
+            Duration at = Duration.ofNanos(System.nanoTime() - started);
+            endsBy.add(
+                request
+                    .overrideConfiguration()
+                    .flatMap(o -> o.apiCallTimeout())
+                    .map(at::plus)
+                    .orElse(Duration.ofDays(1)));
+            try {
+              Thread.sleep(answerAfter.toMillis());
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return SendMessageBatchResponse.builder()
+                .successful(
+                    request.entries().stream()
+                        .map(e -> SendMessageBatchResultEntry.builder().id(e.id()).build())
+                        .toList())
+                .failed(List.of())
+                .build();
+          }
+
+          @Override
+          public String serviceName() {
+            return "sqs";
+          }
+
+          @Override
+          public void close() {}
+        };
+    SqsFifoRelay relay =
+        new SqsFifoRelay(
+            slow,
+            new SqsQueue(
+                "https://sqs/1/orders.fifo", SqsRequests.DEFAULT_MAX_BYTES, "orders", false),
+            budget);
+    // One group: one message per request, 20 requests of 250 ms would take 5 s.
+    List<Envelope> batch = new ArrayList<>();
+    for (long id = 1; id <= 20; id++) {
+      batch.add(message(id, "a", "{}"));
+    }
+
+    DeliveryReport report = relay.deliver(batch, budget);
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    assertThat(took).isLessThan(budget.plus(Duration.ofSeconds(2)));
+    assertThat(endsBy).isNotEmpty().hasSizeLessThan(batch.size());
+    assertThat(endsBy).allSatisfy(end -> assertThat(end).isLessThanOrEqualTo(budget));
+    assertThat(report.failed()).isEmpty();
+    assertThat(report.confirmed())
+        .as("a prefix of the group, one message per request")
+        .containsExactlyInAnyOrderElementsOf(
+            LongStream.rangeClosed(1, endsBy.size()).boxed().toList());
   }
 }
