@@ -61,18 +61,6 @@ select distinct on (p.k2) p.k2, (i.k1 << 32) | i.k2, p.pid,
  where p.k1 = cast(cast(cast(:space as integer) as oid) as bigint)
  order by p.k2, (i.k1 << 32) | i.k2
 
--- The batch read's lease check, without the row lock of FENCE (a read that writes nothing).
--- name: LEASE_HELD
-select 1 from outboxer_lease
- where outbox = :outbox and partition_no = :partition and owner = :owner and epoch = :epoch
-   and expires_at > (extract(epoch from now()) * 1000)::bigint
-
--- name: DUE_WAITING
-select id from outboxer_message
- where outbox = :outbox and partition_no = :partition and state = 3
-   and next_attempt_at <= (extract(epoch from now()) * 1000)::bigint
- limit 1
-
 -- name: PROMOTE_DUE
 update outboxer_message set state = 0
  where outbox = :outbox and partition_no = :partition and state = 3
@@ -82,13 +70,10 @@ update outboxer_message set state = 0
 select id from outboxer_message
  where outbox = :outbox and partition_no = :partition and state = 3 limit 1
 
--- Below :bound only: ids at and above it may still have a lower id in flight (ADR 0010). From
--- :from on: the row comparison starts the index scan there, past the entries of rows deleted
--- before it, which stay in the index while a long transaction holds back their cleanup.
+-- Below :bound only: ids at and above it may still have a lower id in flight (ADR 0010).
 -- name: READ_READY
 select id, group_key, message_type, payload, attempts, trace_parent from outboxer_message
- where outbox = :outbox and partition_no = :partition and state < 1 and (state, id) >= (0, :from)
-   and id < :bound
+ where outbox = :outbox and partition_no = :partition and state < 1 and id < :bound
  order by state, id limit :limit
 
 -- name: BLOCKED_FROM

@@ -7,18 +7,6 @@
 -- workers need not look for transactions in flight (no GROUP_LOCK, ANNOUNCE, PARTITION_LOCK,
 -- LAST_ID, IN_FLIGHT or OLDEST_IN_FLIGHT statement).
 
--- The batch read's lease check, without the row lock of FENCE (a read that writes nothing).
--- name: LEASE_HELD
-select 1 from outboxer_lease
- where outbox = :outbox and partition_no = :partition and owner = :owner and epoch = :epoch
-   and expires_at > cast(unixepoch('subsec') * 1000 as integer)
-
--- name: DUE_WAITING
-select id from outboxer_message
- where outbox = :outbox and partition_no = :partition and state = 3
-   and next_attempt_at <= cast(unixepoch('subsec') * 1000 as integer)
- limit 1
-
 -- name: PROMOTE_DUE
 update outboxer_message set state = 0
  where outbox = :outbox and partition_no = :partition and state = 3
@@ -30,8 +18,7 @@ select id from outboxer_message
 
 -- name: READ_READY
 select id, group_key, message_type, payload, attempts, trace_parent from outboxer_message
- where outbox = :outbox and partition_no = :partition and state < 1 and id >= :from
-   and id < :bound
+ where outbox = :outbox and partition_no = :partition and state < 1 and id < :bound
  order by state, id limit :limit
 
 -- name: BLOCKED_FROM

@@ -87,7 +87,7 @@ class FencingIT {
     Lease stale = lease(outbox, "first");
     long head = insert(outbox, "g", 0, 0);
     insert(outbox, "g", 0, 0);
-    List<Envelope> batch = messages.nextBatch(stale, Ordering.GROUP, 10, true, 0).orElseThrow();
+    List<Envelope> batch = messages.nextBatch(stale, Ordering.GROUP, 10, true).orElseThrow();
     // The lease lapses and another worker takes the partition.
     Sql.update("update outboxer_lease set expires_at = 0 where outbox = ?", outbox);
     Lease current = leases.acquire(outbox, 0, "second", TTL).orElseThrow();
@@ -96,11 +96,11 @@ class FencingIT {
     DeliveryReport report = DeliveryReport.builder().failed(head, "refused").build();
     assertThat(messages.complete(stale, GROUPED.complete(BatchOutcome.decide(batch, report))))
         .isFalse();
-    assertThat(messages.nextBatch(stale, Ordering.GROUP, 10, true, 0)).isEmpty();
+    assertThat(messages.nextBatch(stale, Ordering.GROUP, 10, true)).isEmpty();
 
     assertThat(rows(outbox)).usingRecursiveComparison().isEqualTo(before);
     assertThat(current.epoch()).isEqualTo(stale.epoch() + 1);
-    assertThat(messages.nextBatch(current, Ordering.GROUP, 10, true, 0).orElseThrow())
+    assertThat(messages.nextBatch(current, Ordering.GROUP, 10, true).orElseThrow())
         .extracting(Envelope::id)
         .containsExactly(head, head + 1);
   }
@@ -116,7 +116,7 @@ class FencingIT {
     long next = insert(outbox, "orphaned", 0, 0);
     long behindDue = insert(outbox, "retried", 0, 0);
 
-    List<Envelope> batch = messages.nextBatch(lease, Ordering.GROUP, 10, true, 0).orElseThrow();
+    List<Envelope> batch = messages.nextBatch(lease, Ordering.GROUP, 10, true).orElseThrow();
 
     // "orphaned" has held rows but no failing head: they are released and go first, in order;
     // "retried" has a head due again, which goes, while its held row and what comes behind it wait.
@@ -160,14 +160,14 @@ class FencingIT {
     StoredMessage waiting = new StoredMessage(head, outbox, 0, "g", RowState.WAITING, 1);
 
     if (!Sql.database().equals("postgresql")) {
-      assertThat(messages.nextBatch(lease, Ordering.GROUP, 10, true, 0).orElseThrow()).isEmpty();
+      assertThat(messages.nextBatch(lease, Ordering.GROUP, 10, true).orElseThrow()).isEmpty();
       assertThat(rows(outbox)).extracting(r -> ((Number) r[1]).intValue()).containsExactly(3, 1, 1);
       inTransaction(() -> admin.discard(waiting, true));
       assertThat(rows(outbox)).extracting(r -> ((Number) r[1]).intValue()).containsExactly(0, 0);
       return;
     }
     tx.begin();
-    assertThat(messages.nextBatch(lease, Ordering.GROUP, 10, true, 0).orElseThrow()).isEmpty();
+    assertThat(messages.nextBatch(lease, Ordering.GROUP, 10, true).orElseThrow()).isEmpty();
     ManagedExecutorService executor =
         InitialContext.doLookup("java:comp/DefaultManagedExecutorService");
     Future<?> discard = executor.submit(() -> inTransaction(() -> admin.discard(waiting, true)));

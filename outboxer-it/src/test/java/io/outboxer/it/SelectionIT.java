@@ -63,7 +63,7 @@ class SelectionIT {
         .isEqualTo(BLOCKED + OTHERS);
 
     // The head of the blocked group fails: the worker's completion holds its group (once).
-    List<Envelope> first = store.nextBatch(lease, Ordering.GROUP, 100, true, 0).orElseThrow();
+    List<Envelope> first = store.nextBatch(lease, Ordering.GROUP, 100, true).orElseThrow();
     assertThat(first).hasSize(100).allMatch(e -> blocked.equals(e.groupKey()));
     long head = first.get(0).id();
     DeliveryReport report = DeliveryReport.builder().failed(head, "down").build();
@@ -76,13 +76,13 @@ class SelectionIT {
     // The first scan after the flagging meets the held rows' old entries in the ready index once
     // (PostgreSQL marks them dead as it passes); every later batch reads the next ready rows only.
     long firstOther = head + BLOCKED;
-    assertThat(store.nextBatch(lease, Ordering.GROUP, 100, true, 0).orElseThrow())
+    assertThat(store.nextBatch(lease, Ordering.GROUP, 100, true).orElseThrow())
         .extracting(Envelope::id)
         .first()
         .isEqualTo(firstOther);
     tx.begin();
     long[] before = tableReads();
-    List<Envelope> batch = store.nextBatch(lease, Ordering.GROUP, 100, true, 0).orElseThrow();
+    List<Envelope> batch = store.nextBatch(lease, Ordering.GROUP, 100, true).orElseThrow();
     long[] after = tableReads();
     tx.commit();
 

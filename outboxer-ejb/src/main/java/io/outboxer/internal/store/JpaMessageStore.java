@@ -49,32 +49,22 @@ public class JpaMessageStore implements MessageStore {
   @Override
   @Transactional
   public Optional<List<Envelope>> nextBatch(
-      Lease lease, Ordering ordering, int batchSize, boolean afterWriters, long from) {
+      Lease lease, Ordering ordering, int batchSize, boolean afterWriters) {
     String outbox = lease.outbox();
     int partition = lease.partition();
-    boolean bounded = afterWriters && sql.has(Sql.IN_FLIGHT);
     // Read before the rows, which the statements below then see as of after this look.
-    long bound = bounded ? inFlightBound(outbox, partition) : Long.MAX_VALUE;
-    long start = bounded ? from : 0;
-    // A read that writes nothing checks the lease without locking its row, and so commits without
-    // a WAL flush; the row lock (FENCE) is taken before the transaction's first write.
-    if (sql.fenced(Sql.LEASE_HELD, lease).isEmpty()) {
+    long bound =
+        afterWriters && sql.has(Sql.IN_FLIGHT) ? inFlightBound(outbox, partition) : Long.MAX_VALUE;
+    if (sql.updateFenced(Sql.FENCE, lease) != 1) {
       return Optional.empty();
     }
-    ReadFence fence = new ReadFence(lease);
-    if (!sql.column(Sql.DUE_WAITING, "outbox", outbox, "partition", partition).isEmpty()) {
-      if (!fence.taken()) {
-        return Optional.empty();
-      }
-      sql.update(Sql.PROMOTE_DUE, "outbox", outbox, "partition", partition);
-      start = 0;
-    }
+    sql.update(Sql.PROMOTE_DUE, "outbox", outbox, "partition", partition);
     if (ordering == Ordering.TOTAL
         && !sql.column(Sql.HEAD_WAITS, "outbox", outbox, "partition", partition).isEmpty()) {
       return Optional.of(List.of());
     }
     while (true) {
-      List<Envelope> read = readReady(outbox, partition, ordering, batchSize, start, bound);
+      List<Envelope> read = readReady(outbox, partition, ordering, batchSize, bound);
       if (ordering != Ordering.GROUP) {
         return Optional.of(read);
       }
@@ -83,18 +73,11 @@ public class JpaMessageStore implements MessageStore {
       if (!orphaned.isEmpty()) {
         // Held rows whose group has no failing head any more: released, and the batch read again
         // so that they go before the rows of their group that came after them.
-        if (!fence.taken()) {
-          return Optional.empty();
-        }
         orphaned.forEach(group -> releaseGroup(lease, group));
-        start = 0;
         continue;
       }
       BlockedGroups.Split split = BlockedGroups.split(read, BlockedGroups.blockedFrom(heads));
       if (!split.hold().isEmpty()) {
-        if (!fence.taken()) {
-          return Optional.empty();
-        }
         sql.update(Sql.HOLD_ROWS, "ids", NativeQueries.jsonArray(split.hold()));
       }
       // A batch made only of rows behind blocked heads is held and read past at once, rather than
@@ -102,27 +85,6 @@ public class JpaMessageStore implements MessageStore {
       if (!split.onlyHeld()) {
         return Optional.of(split.free());
       }
-    }
-  }
-
-  /**
-   * The lease's row lock in a batch read, taken (FENCE) before the read's first write and held to
-   * its commit, so that every write of the read is made under the lease, as the completion's are.
-   */
-  private final class ReadFence {
-    private final Lease lease;
-    private boolean taken;
-
-    ReadFence(Lease lease) {
-      this.lease = lease;
-    }
-
-    /** True when this transaction holds the lease's row lock, taking it first if needed. */
-    boolean taken() {
-      if (!taken) {
-        taken = sql.updateFenced(Sql.FENCE, lease) == 1;
-      }
-      return taken;
     }
   }
 
@@ -162,7 +124,7 @@ public class JpaMessageStore implements MessageStore {
   }
 
   private List<Envelope> readReady(
-      String outbox, int partition, Ordering ordering, int limit, long from, long bound) {
+      String outbox, int partition, Ordering ordering, int limit, long bound) {
     List<Object[]> rows =
         sql.rows(
             Sql.READ_READY,
@@ -170,8 +132,6 @@ public class JpaMessageStore implements MessageStore {
             outbox,
             "partition",
             partition,
-            "from",
-            from,
             "bound",
             bound,
             "limit",

@@ -39,18 +39,13 @@ public interface MessageStore {
    *
    * <p>With {@code afterWriters}, where writers are not serialized by the database, nothing is read
    * from the smallest id that a transaction still in flight may commit in the partition on (ADR
-   * 0010), and ids below {@code from} may be left out: no row can commit below an id already read,
-   * so the ready rows there are those the worker's own batches left behind, which it knows of. A
-   * read that makes rows ready again itself (heads due again, held rows released) reads from the
-   * first row. Rows deleted while a long transaction holds back PostgreSQL's cleanup stay in the
-   * index as dead entries; starting past them keeps a read's cost from growing with them. Without
-   * {@code afterWriters} (or where the database has one writer) the read starts at the first row.
+   * 0010).
    *
    * @return the batch (empty when nothing is due), or empty when the lease was no longer valid, in
    *     which case nothing was changed
    */
   Optional<List<Envelope>> nextBatch(
-      Lease lease, Ordering ordering, int batchSize, boolean afterWriters, long from);
+      Lease lease, Ordering ordering, int batchSize, boolean afterWriters);
 
   /**
    * Per partition of {@code outbox} in which a transaction that published is still in flight, the

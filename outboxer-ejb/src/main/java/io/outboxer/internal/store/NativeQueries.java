@@ -51,20 +51,6 @@ public class NativeQueries {
         .executeUpdate();
   }
 
-  /**
-   * Runs a query of one column that takes {@code lease} as {@code :outbox}, {@code :partition},
-   * {@code :owner} and {@code :epoch}.
-   */
-  @SuppressWarnings("unchecked")
-  List<Object> fenced(Sql statement, Lease lease) {
-    return query(statement)
-        .setParameter("outbox", lease.outbox())
-        .setParameter("partition", lease.partition())
-        .setParameter("owner", lease.owner())
-        .setParameter("epoch", lease.epoch())
-        .getResultList();
-  }
-
   /** Runs a query of several columns. */
   @SuppressWarnings("unchecked")
   List<Object[]> rows(Sql statement, Object... parameters) {

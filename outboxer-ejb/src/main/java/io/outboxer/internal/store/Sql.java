@@ -22,8 +22,6 @@ public enum Sql {
   IN_FLIGHT(true),
   /** Per partition, the smallest id in flight and its transaction (ADR 0010). */
   OLDEST_IN_FLIGHT(true),
-  LEASE_HELD,
-  DUE_WAITING,
   PROMOTE_DUE,
   HEAD_WAITS,
   READ_READY,

@@ -122,8 +122,7 @@ public class OutboxEngine {
                   } else {
                     runtime.relayUnavailable(outbox.name(), partition, why);
                   }
-                },
-                settings.pollInterval());
+                });
       }
       workers.put(outbox.name(), partitionWorkers);
     }

@@ -45,7 +45,6 @@ public final class PartitionWorker implements Runnable {
   private final DeliveryEvents events;
   private final LongSupplier clock;
   private final RelayOutage outage;
-  private final Duration rescan;
 
   private final ReentrantLock running = new ReentrantLock();
   private final AtomicBoolean wakeRequested = new AtomicBoolean();
@@ -54,22 +53,10 @@ public final class PartitionWorker implements Runnable {
   private Deadline renewal;
 
   /**
-   * Where the next batch read may start (ids below it are left out), where the store bounds reads
-   * by the writers in flight: the id after the last batch whose rows were all deleted. 0 reads from
-   * the partition's first row, as after taking the lease, after a batch that left rows behind, and
-   * once per {@link #rescan}.
-   */
-  private long from;
-
-  private Deadline rescanAt;
-
-  /**
    * @param owner this node's name in the lease rows
    * @param events hears of relay calls, recorded outcomes and lease changes, for the metrics
    * @param clock the monotonic clock, in nanoseconds, that times lease renewals and pauses
    * @param outages hears when the relay of this partition becomes unavailable and available again
-   * @param rescan how often a batch read starts from the partition's first row again, so that rows
-   *     made ready again by another transaction (an operator's retry) are not passed over longer
    */
   PartitionWorker(
       OutboxConfig outbox,
@@ -82,8 +69,7 @@ public final class PartitionWorker implements Runnable {
       NodeShare share,
       DeliveryEvents events,
       LongSupplier clock,
-      RelayOutage.Listener outages,
-      Duration rescan) {
+      RelayOutage.Listener outages) {
     this.outbox = outbox;
     this.retryPolicy = outbox.retryPolicy();
     this.partition = partition;
@@ -98,7 +84,6 @@ public final class PartitionWorker implements Runnable {
     this.outage =
         new RelayOutage(
             "outbox " + outbox.name() + " partition " + partition, retryPolicy, clock, outages);
-    this.rescan = rescan;
   }
 
   @Override
@@ -126,13 +111,9 @@ public final class PartitionWorker implements Runnable {
     while (!stopped && holdsLease() && !outage.pausing()) {
       // One deadline per batch, started before the read: the relay gets what the read left of it.
       Deadline deadline = Deadline.in(terms.callBudget(), clock);
-      if (rescanAt == null || rescanAt.passed()) {
-        from = 0;
-        rescanAt = Deadline.in(rescan, clock);
-      }
       Optional<List<Envelope>> read =
           messages.nextBatch(
-              lease, outbox.ordering(), outbox.batchSize(), outbox.waitsForWriters(), from);
+              lease, outbox.ordering(), outbox.batchSize(), outbox.waitsForWriters());
       if (read.isEmpty()) {
         lostLease("before a batch; nothing was read");
         return;
@@ -161,7 +142,6 @@ public final class PartitionWorker implements Runnable {
       BatchOutcome outcome = BatchOutcome.decide(batch, report);
       Completion completion = retryPolicy.complete(outcome);
       if (messages.complete(lease, completion)) {
-        from = nextFrom(batch, completion);
         events.completed(
             completion.delete().size(),
             completion.failures().size(),
@@ -202,20 +182,6 @@ public final class PartitionWorker implements Runnable {
             + what
             + "; its report is ignored, the batch stays pending and no attempt is charged");
     outage.failed(new IllegalStateException(what));
-  }
-
-  /**
-   * Where the read after {@code batch} may start: past it when its rows were all deleted, as none
-   * of them can become ready again; otherwise from the first row, where rows it failed, released or
-   * left pending lie. No row can commit below the batch later: its read was bounded by the writers
-   * in flight.
-   */
-  private long nextFrom(List<Envelope> batch, Completion completion) {
-    boolean allDeleted =
-        completion.failures().isEmpty()
-            && completion.release().isEmpty()
-            && completion.delete().size() == batch.size();
-    return allDeleted ? batch.get(batch.size() - 1).id() + 1 : 0;
   }
 
   /**
@@ -269,7 +235,6 @@ public final class PartitionWorker implements Runnable {
     try {
       lease = leases.acquire(outbox.name(), partition, owner, terms.ttl()).orElse(null);
       renewal = nextRenewal;
-      from = 0;
     } finally {
       if (lease == null) {
         share.giveBack();
@@ -306,8 +271,6 @@ public final class PartitionWorker implements Runnable {
 
   private void dropLease() {
     lease = null;
-    rescanAt = null; // whoever held the partition meanwhile may have left rows below the last start
-    from = 0;
     share.giveBack();
   }
 

@@ -47,10 +47,6 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   final AtomicInteger emptyReads = new AtomicInteger();
   final AtomicInteger renewals = new AtomicInteger();
   final AtomicInteger completions = new AtomicInteger();
-
-  /** Where each batch read started ({@code from}), in order. */
-  final List<Long> readsFrom = new ArrayList<>();
-
   private final Map<Integer, LeaseRow> leases = new HashMap<>();
 
   /** Runs at every batch read: a test moves its clock here to make reads slow. */
@@ -90,17 +86,16 @@ final class InMemoryStore implements MessageStore, LeaseStore {
 
   @Override
   public synchronized Optional<List<Envelope>> nextBatch(
-      Lease lease, Ordering ordering, int batchSize, boolean afterWriters, long from) {
+      Lease lease, Ordering ordering, int batchSize, boolean afterWriters) {
     if (!valid(lease)) {
       return Optional.empty();
     }
     onRead.run();
-    readsFrom.add(from);
     String outbox = lease.outbox();
     int partition = lease.partition();
     List<Envelope> batch = new ArrayList<>();
     Set<String> blocked = new HashSet<>();
-    for (Row r : rows.tailMap(from, true).values()) {
+    for (Row r : rows.values()) {
       if (batch.size() == batchSize) {
         break;
       }

@@ -78,8 +78,7 @@ class PartitionWorkerTest {
         share,
         recorder,
         nanos::get,
-        outages::add,
-        Duration.ofSeconds(1));
+        outages::add);
   }
 
   private void advance(Duration d) {
@@ -99,46 +98,6 @@ class PartitionWorkerTest {
     assertThat(store.owner(0)).isEqualTo("node-a");
     assertThat(delivered).extracting(List::size).containsExactly(100, 100, 50);
     assertThat(delivered.stream().flatMap(List::stream)).isSorted().hasSize(250);
-    assertThat(store.rows).isEmpty();
-  }
-
-  @Test
-  void aReadStartsPastABatchWhoseRowsWereAllDeletedAndFromTheFirstRowAfterOneThatLeftRows() {
-    for (long id = 1; id <= 250; id++) {
-      store.add(id, "g" + (id % 7));
-    }
-    Relay halfOfTheSecondBatch =
-        batch -> {
-          delivered.add(batch.stream().map(Envelope::id).toList());
-          DeliveryReport.Builder report = DeliveryReport.builder();
-          int confirmed = delivered.size() == 2 ? batch.size() / 2 : batch.size();
-          batch.subList(0, confirmed).forEach(e -> report.confirmed(e.id()));
-          return report.build();
-        };
-
-    worker(0, halfOfTheSecondBatch, new NodeShare(1)).run();
-
-    assertThat(store.readsFrom).containsExactly(0L, 101L, 0L, 251L);
-    assertThat(delivered).extracting(ids -> ids.get(0)).containsExactly(1L, 101L, 151L);
-    assertThat(store.rows).isEmpty();
-  }
-
-  @Test
-  void aRowMadeReadyBelowWhereReadsStartIsReadWithinTheRescanInterval() {
-    for (long id = 1; id <= 100; id++) {
-      store.add(id, "g");
-    }
-    PartitionWorker worker = worker(0, confirmAll, new NodeShare(1));
-    worker.run();
-    store.add(5, "g"); // an operator's retry of a dead row, say, by another transaction
-
-    worker.run();
-    assertThat(store.rows).containsKey(5L);
-    advance(Duration.ofSeconds(1));
-    worker.run();
-
-    assertThat(store.readsFrom).containsExactly(0L, 101L, 101L, 0L, 6L);
-    assertThat(delivered).last().isEqualTo(List.of(5L));
     assertThat(store.rows).isEmpty();
   }
 
