@@ -110,6 +110,11 @@ class KafkaIT extends RelayScenarios {
                   .doesNotContain("max.request.size"));
 
   @Test
+  void aRefusedMessageHoldsBackOnlyTheRestOfItsGroup() throws Exception {
+    refusalHoldsBackOnlyItsGroup();
+  }
+
+  @Test
   void aMessageRefusedInAFullBatchIsChargedAloneAndDiesAfterMaxAttempts() throws Exception {
     chargedAlone(false);
   }

@@ -130,6 +130,11 @@ class SqsIT extends RelayScenarios {
                   .contains("MessageTooLong"));
 
   @Test
+  void aRefusedMessageHoldsBackOnlyTheRestOfItsGroup() throws Exception {
+    refusalHoldsBackOnlyItsGroup();
+  }
+
+  @Test
   void aMessageRefusedInAFullBatchIsChargedAloneAndDiesAfterMaxAttempts() throws Exception {
     chargedAlone(false);
   }

@@ -22,6 +22,10 @@ import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSProducer;
 import jakarta.jms.JMSRuntimeException;
+import jakarta.jms.MessageFormatException;
+import jakarta.jms.MessageFormatRuntimeException;
+import jakarta.jms.MessageNotWriteableException;
+import jakarta.jms.MessageNotWriteableRuntimeException;
 import jakarta.jms.Queue;
 import jakarta.jms.TextMessage;
 import jakarta.jms.Topic;
@@ -35,10 +39,13 @@ import javax.naming.NamingException;
 
 /**
  * Sends each message as a persistent {@link TextMessage} to a JMS queue or topic, synchronously: a
- * message is confirmed when {@code send} returned, and a group stops at its first failed send. The
- * group key travels as {@code JMSXGroupID}, so that a provider that supports message groups keeps a
- * group on one consumer, and {@code JMSXGroupSeq} increases within the group (see {@link
- * #groupSeq}).
+ * message is confirmed when {@code send} returned. A send refused for the message itself (a {@code
+ * MessageFormat} or {@code MessageNotWriteable} exception) is charged to that message and stops its
+ * group; any other failure (a full queue, a missing destination, a lost connection) is the
+ * destination's: the call ends there, what was sent is confirmed, and the rest waits uncharged
+ * while the partition backs off. The group key travels as {@code JMSXGroupID}, so that a provider
+ * that supports message groups keeps a group on one consumer, and {@code JMSXGroupSeq} increases
+ * within the group (see {@link #groupSeq}).
  *
  * <p>A synchronous send has no timeout of its own, and Jakarta EE does not allow asynchronous sends
  * (a {@code CompletionListener}) in the container. So each batch is sent by a task of the executor
@@ -164,11 +171,19 @@ public final class JmsRelay implements BudgetedRelay {
         try {
           producer.send(destination, toMessage(context, e));
           report.confirmed(List.of(e.id()));
-        } catch (JMSRuntimeException | JMSException ex) {
-          report.failed(e.id(), "JMS send to " + destination + " failed: " + ex);
+        } catch (MessageFormatRuntimeException
+            | MessageNotWriteableRuntimeException
+            | MessageFormatException
+            | MessageNotWriteableException refused) {
+          report.failed(e.id(), "JMS send to " + destination + " refused the message: " + refused);
           if (e.orderingScope() != null) {
             stopped.add(e.orderingScope());
           }
+        } catch (JMSRuntimeException | JMSException ex) {
+          // Full, missing, unreachable: the destination's state, not the message's. What was sent
+          // stays confirmed; the rest waits, uncharged, while the partition backs off.
+          throw new IllegalStateException(
+              "JMS destination " + destination + " did not take message " + e.id() + ": " + ex, ex);
         }
       }
     }

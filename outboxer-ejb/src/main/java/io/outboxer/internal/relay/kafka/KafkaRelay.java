@@ -113,6 +113,8 @@ public final class KafkaRelay implements BudgetedRelay {
   /** The producers that started their transactions, by partition. */
   private final Map<Integer, Producer<String, String>> producers = new ConcurrentHashMap<>();
 
+  private volatile boolean closed;
+
   /**
    * @param properties the producer properties in force
    * @param newProducer makes the transactional producer of a partition, not yet initialized
@@ -206,7 +208,7 @@ public final class KafkaRelay implements BudgetedRelay {
       }
     }
     if (!report.onAbandon(() -> closeNow(producer))) {
-      producers.put(partition, producer); // abandoned before its first transaction: kept
+      keep(partition, producer); // abandoned before its first transaction
       return;
     }
     AtomicBoolean failed = new AtomicBoolean();
@@ -227,7 +229,7 @@ public final class KafkaRelay implements BudgetedRelay {
           deadline,
           report);
     } finally {
-      if (failed.get() || !report.unlessEnded(() -> producers.put(partition, producer))) {
+      if (failed.get() || !report.unlessEnded(() -> keep(partition, producer))) {
         closeNow(producer); // the next call starts a new one, whose initTransactions fences it
       }
     }
@@ -343,13 +345,30 @@ public final class KafkaRelay implements BudgetedRelay {
     }
   }
 
+  /**
+   * Closes every producer kept for a next call. A task still under way closes its own producer when
+   * it ends, rather than keeping it.
+   */
   @Override
   public void close() {
+    closed = true;
     for (Integer partition : producers.keySet()) {
-      Producer<String, String> producer = producers.remove(partition);
-      if (producer != null) {
-        closeNow(producer);
-      }
+      closeKept(partition);
+    }
+  }
+
+  /** Keeps {@code producer} for the partition's next call, unless the relay was closed. */
+  private void keep(int partition, Producer<String, String> producer) {
+    producers.put(partition, producer);
+    if (closed) {
+      closeKept(partition); // closed while the task that keeps it was under way
+    }
+  }
+
+  private void closeKept(int partition) {
+    Producer<String, String> producer = producers.remove(partition);
+    if (producer != null) {
+      closeNow(producer);
     }
   }
 }

@@ -48,7 +48,9 @@ public final class Settlement {
   }
 
   /**
-   * Runs {@code action} (keeping a producer for the next call, say) unless the sending ended.
+   * Runs {@code action}, the task's last (keeping a producer for the next call, say), unless the
+   * sending ended; once it ran, the task has nothing left for an abandon to end, so what {@link
+   * #onAbandon} set is dropped (it would close what the action kept).
    *
    * @return whether it ran
    */
@@ -57,6 +59,7 @@ public final class Settlement {
       return false;
     }
     action.run();
+    onAbandon = null;
     return true;
   }
 

@@ -11,6 +11,7 @@ import jakarta.jms.JMSContext;
 import jakarta.jms.JMSProducer;
 import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
+import jakarta.jms.MessageFormatRuntimeException;
 import jakarta.jms.Queue;
 import jakarta.jms.TextMessage;
 import java.lang.reflect.InvocationHandler;
@@ -65,8 +66,8 @@ class JmsRelayTest {
   }
 
   @Test
-  void aRefusedSendStopsItsGroupAndTheOtherGroupsGoOn() {
-    provider.refused.add(2L);
+  void aMessageRefusedForItsContentIsChargedAndStopsItsGroupWhileTheOtherGroupsGoOn() {
+    provider.malformed.add(2L);
 
     DeliveryReport report =
         relay.deliver(
@@ -74,7 +75,40 @@ class JmsRelayTest {
 
     assertThat(report.confirmed()).containsExactlyInAnyOrder(1L, 4L);
     assertThat(report.failed()).containsOnlyKeys(2L);
+    assertThat(report.failed().get(2L))
+        .isEqualTo(
+            "JMS send to queue://orders refused the message:"
+                + " jakarta.jms.MessageFormatRuntimeException: message 2 is malformed");
     assertThat(provider.accepted).containsExactly(1L, 4L);
+  }
+
+  /**
+   * A queue that refuses a send for its own state (full, say): nothing is charged; what was sent
+   * before is confirmed, and the call ends there, leaving the rest of every group pending.
+   */
+  @Test
+  void aSendTheDestinationRefusesForItsOwnStateChargesNothingAndEndsTheCall() {
+    provider.refused.add(2L);
+
+    DeliveryReport report =
+        relay.deliver(
+            List.of(message(1, "a"), message(2, "b"), message(3, "a"), message(4, "c")), BUDGET);
+
+    assertThat(report.confirmed()).containsExactly(1L);
+    assertThat(report.failed()).as("nothing charged").isEmpty();
+    assertThat(provider.accepted).containsExactly(1L);
+  }
+
+  @Test
+  void aDestinationThatRefusesTheFirstSendIsUnavailable() {
+    provider.refused.add(1L);
+
+    assertThatThrownBy(() -> relay.deliver(List.of(message(1, "a"), message(2, "b")), BUDGET))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "JMS destination queue://orders did not take message 1:"
+                + " jakarta.jms.JMSRuntimeException: the queue refused message 1");
+    assertThat(provider.accepted).isEmpty();
   }
 
   /**
@@ -159,11 +193,13 @@ class JmsRelayTest {
    * A JMS provider scripted through proxies of the Jakarta Messaging interfaces. A send of an id in
    * {@link #blockOn} blocks until its context is closed and then fails as a closed context's send
    * does, or, when {@link #ignoresClose}, until {@link #release}; a send of an id in {@link
-   * #refused} fails; every other send is accepted.
+   * #refused} fails as a full queue's does, one in {@link #malformed} as a message the provider
+   * cannot take does; every other send is accepted.
    */
   private static final class ScriptedProvider {
     final Set<Long> blockOn = ConcurrentHashMap.newKeySet();
     final Set<Long> refused = ConcurrentHashMap.newKeySet();
+    final Set<Long> malformed = ConcurrentHashMap.newKeySet();
     final List<Long> accepted = Collections.synchronizedList(new ArrayList<>());
     final AtomicInteger sends = new AtomicInteger();
     final CountDownLatch contextClosed = new CountDownLatch(1);
@@ -222,6 +258,9 @@ class JmsRelayTest {
       }
       if (refused.contains(id)) {
         throw new JMSRuntimeException("the queue refused message " + id);
+      }
+      if (malformed.contains(id)) {
+        throw new MessageFormatRuntimeException("message " + id + " is malformed");
       }
       accepted.add(id);
     }
