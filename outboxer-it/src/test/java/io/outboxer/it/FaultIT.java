@@ -22,7 +22,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -94,13 +93,7 @@ class FaultIT {
   @BeforeAll
   void startBrokerAndServers() throws Exception {
     Path kafkaDir = Path.of(System.getProperty("outboxer.it.kafka.dir"), "faults");
-    if (Files.exists(kafkaDir)) {
-      try (var paths = Files.walk(kafkaDir)) {
-        for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
-      }
-    }
+    TestServices.deleteTree(kafkaDir);
     // Topics exist only once created, so that the first fault is a topic that does not exist.
     kafka = new KafkaBroker(TestServices.freePort(), TestServices.freePort(), kafkaDir, false);
     kafka.start();

@@ -1,6 +1,6 @@
 package io.outboxer.it.fault;
 
-import java.nio.charset.StandardCharsets;
+import io.outboxer.it.support.KafkaRecords;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,10 +42,7 @@ public final class LedgerConsumer implements AutoCloseable {
                   List<Ledger.Delivery> read = new ArrayList<>();
                   for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
                     read.add(
-                        new Ledger.Delivery(
-                            Long.parseLong(header(r, "outboxer-id")),
-                            r.key(),
-                            Integer.parseInt(header(r, "outboxer-attempt"))));
+                        new Ledger.Delivery(KafkaRecords.id(r), r.key(), KafkaRecords.attempt(r)));
                   }
                   ledger.delivered(read);
                 }
@@ -58,10 +55,6 @@ public final class LedgerConsumer implements AutoCloseable {
             "fault-consumer");
     thread.setDaemon(true);
     thread.start();
-  }
-
-  private static String header(ConsumerRecord<String, String> record, String name) {
-    return new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
   }
 
   @Override

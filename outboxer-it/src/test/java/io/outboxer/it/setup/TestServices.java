@@ -100,7 +100,8 @@ public class TestServices implements LauncherSessionListener {
     }
   }
 
-  private static void deleteTree(Path dir) throws IOException {
+  /** Deletes {@code dir} and everything in it; fine when it does not exist. */
+  public static void deleteTree(Path dir) throws IOException {
     if (Files.exists(dir)) {
       try (var paths = Files.walk(dir)) {
         for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
