@@ -76,6 +76,15 @@ select id, group_key, message_type, payload, attempts, trace_parent from outboxe
  where outbox = :outbox and partition_no = :partition and state < 1 and id < :bound
  order by state, id limit :limit
 
+-- READ_READY from :from on, where the worker knows that no row below it is ready (ADR 0014). The
+-- row comparison positions the index scan at (0, :from), past the entries of the rows deleted
+-- below it, which a long transaction elsewhere keeps in the index.
+-- name: READ_READY_FROM
+select id, group_key, message_type, payload, attempts, trace_parent from outboxer_message
+ where outbox = :outbox and partition_no = :partition and state < 1 and (state, id) >= (0, :from)
+   and id < :bound
+ order by state, id limit :limit
+
 -- name: BLOCKED_FROM
 select k.g,
        (select m.id from outboxer_message m
@@ -97,6 +106,10 @@ update outboxer_message set state = 1
 update outboxer_lease set epoch = epoch
  where outbox = :outbox and partition_no = :partition and owner = :owner and epoch = :epoch
    and expires_at > (extract(epoch from now()) * 1000)::bigint
+
+-- The partition's repair count, read under the lease's row lock (after FENCE).
+-- name: REPAIRS
+select repairs from outboxer_lease where outbox = :outbox and partition_no = :partition
 
 -- name: DELETE_ROWS
 delete from outboxer_message
@@ -127,8 +140,13 @@ update outboxer_message set state = 0
 -- name: RELEASE_OUTBOX_HELD
 update outboxer_message set state = 0 where outbox = :outbox and state = 1
 
--- name: TOUCH_LEASE
-update outboxer_lease set epoch = epoch where outbox = :outbox and partition_no = :partition
+-- An operator's repair of a partition (ADR 0014): waits for a batch read or completion of the
+-- partition, which hold the lease's row too, and tells its worker to read from the first row.
+-- name: MARK_REPAIR
+update outboxer_lease set repairs = repairs + 1 where outbox = :outbox and partition_no = :partition
+
+-- name: MARK_REPAIR_ALL
+update outboxer_lease set repairs = repairs + 1 where outbox = :outbox
 
 -- name: INSERT_OUTBOX
 insert into outboxer_outbox (name, partitions) values (:name, :partitions) on conflict do nothing
@@ -233,6 +251,9 @@ update outboxer_message set state = 0, next_attempt_at = (extract(epoch from now
 
 -- name: ADD_TRACE_PARENT
 alter table outboxer_message add column trace_parent varchar(55)
+
+-- name: ADD_LEASE_REPAIRS
+alter table outboxer_lease add column repairs bigint not null default 0
 
 -- name: BACKLOG
 select outbox,

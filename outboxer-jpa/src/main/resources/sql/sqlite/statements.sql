@@ -5,7 +5,8 @@
 
 -- SQLite has one writer at a time, so id order is commit order: publishers need no lock and
 -- workers need not look for transactions in flight (no GROUP_LOCK, ANNOUNCE, PARTITION_LOCK,
--- LAST_ID, IN_FLIGHT or OLDEST_IN_FLIGHT statement).
+-- LAST_ID, IN_FLIGHT or OLDEST_IN_FLIGHT statement), and so always read from a partition's first
+-- ready row (no READ_READY_FROM or REPAIRS statement).
 
 -- name: PROMOTE_DUE
 update outboxer_message set state = 0
@@ -72,8 +73,13 @@ update outboxer_message set state = 0
 -- name: RELEASE_OUTBOX_HELD
 update outboxer_message set state = 0 where outbox = :outbox and state = 1
 
--- name: TOUCH_LEASE
-update outboxer_lease set epoch = epoch where outbox = :outbox and partition_no = :partition
+-- An operator's repair of a partition (ADR 0014); SQLite's workers always read from the first row,
+-- so the count only keeps the schema the same as PostgreSQL's.
+-- name: MARK_REPAIR
+update outboxer_lease set repairs = repairs + 1 where outbox = :outbox and partition_no = :partition
+
+-- name: MARK_REPAIR_ALL
+update outboxer_lease set repairs = repairs + 1 where outbox = :outbox
 
 -- name: INSERT_OUTBOX
 insert into outboxer_outbox (name, partitions) values (:name, :partitions) on conflict do nothing
@@ -178,6 +184,9 @@ update outboxer_message set state = 0, next_attempt_at = cast(unixepoch('subsec'
 
 -- name: ADD_TRACE_PARENT
 alter table outboxer_message add column trace_parent text
+
+-- name: ADD_LEASE_REPAIRS
+alter table outboxer_lease add column repairs integer not null default 0
 
 -- name: BACKLOG
 select outbox,

@@ -6,7 +6,16 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxer.Outbox;
 import io.outboxer.internal.health.OutboxerReadiness;
+import io.outboxer.internal.rules.BatchOutcome;
+import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.Partitioner;
+import io.outboxer.internal.rules.RetryPolicy;
+import io.outboxer.internal.store.Dialect;
+import io.outboxer.internal.store.Lease;
+import io.outboxer.internal.store.LeaseStore;
+import io.outboxer.internal.store.MessageStore;
+import io.outboxer.internal.store.ReadBatch;
+import io.outboxer.internal.store.ReadStart;
 import io.outboxer.it.jms.OrderedListener;
 import io.outboxer.it.jms.OrderedListener.Consumed;
 import io.outboxer.it.relay.Journal;
@@ -17,6 +26,8 @@ import io.outboxer.it.support.KafkaRecords;
 import io.outboxer.it.support.OpenTransaction;
 import io.outboxer.it.support.Sql;
 import io.outboxer.it.support.Writers;
+import io.outboxer.spi.DeliveryReport;
+import io.outboxer.spi.Envelope;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
@@ -49,9 +60,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Commit-safe order without serialized writers (ADR 0010), on PostgreSQL: 16 publishers over 4
  * groups whose transactions pause before they end and roll back one time in ten. Workers that wait
  * for writers deliver each group in id order; workers that do not (wait-for-writers=false) are
- * caught delivering a later id first. A transaction left open holds back its own partition only; a
- * rollback or a terminated session releases it at once. The bulk runs go first, so that the
- * throughput comparison runs on a warm server.
+ * caught delivering a later id first. A transaction left open holds back its own partition only,
+ * and the rows deleted meanwhile cost the other partitions' reads nothing; a rollback or a
+ * terminated session releases it at once. The other partitions' throughput beside an open
+ * transaction is measured by the benchmark (W3).
  */
 @ExtendWith(ArquillianExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -60,6 +72,8 @@ class CommitOrderIT {
   private static final Logger LOG = Logger.getLogger(CommitOrderIT.class.getName());
   private static final Duration PAUSE = Duration.ofMillis(10);
   private static final Pattern BACKEND = Pattern.compile("backend (\\d+)");
+  private static final Pattern BUFFERS =
+      Pattern.compile("Buffers: shared(?: hit=(\\d+))?(?: read=(\\d+))?");
 
   @Deployment
   static EnterpriseArchive deployment() {
@@ -68,6 +82,8 @@ class CommitOrderIT {
 
   @Inject Outbox outbox;
   @Inject UserTransaction tx;
+  @Inject MessageStore store;
+  @Inject LeaseStore leases;
   @Inject @Readiness OutboxerReadiness readiness;
 
   private final String run = "commit-" + UUID.randomUUID() + "-";
@@ -277,6 +293,84 @@ class CommitOrderIT {
         .isInstanceOf(ExecutionException.class);
     assertThat(Sql.number("select count(*) from outboxer_message where id = ?", open.id()))
         .isZero();
+  }
+
+  /**
+   * While a transaction with an id stays open, PostgreSQL keeps the index entries of every row
+   * deleted meanwhile: a read from the partition's first row walks them all, a read from past the
+   * last delivered batch (READ_READY_FROM) starts after them.
+   */
+  @Test
+  @Order(7)
+  void aReadFromPastTheLastBatchSkipsTheRowsDeletedWhileATransactionStaysOpen() throws Exception {
+    String outbox = "it-dead-" + UUID.randomUUID().toString().substring(0, 8);
+    RetryPolicy policy =
+        new RetryPolicy(Ordering.GROUP, 0, Duration.ofHours(1), Duration.ofHours(1));
+    leases.createLeases(outbox, 1);
+    Lease lease = leases.acquire(outbox, 0, "selection-test", Duration.ofMinutes(10)).orElseThrow();
+    Sql.update(
+        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
+            + " select ?, 0, 'g' || (g % 100), 'T', '{}' from generate_series(1, 20100) g"
+            + " order by g",
+        outbox);
+    OpenTransaction open = OpenTransaction.publishing(() -> Sql.number("select txid_current()"));
+    ReadStart start = ReadStart.FIRST_ROW;
+    try {
+      for (int b = 0; b < 40; b++) {
+        ReadBatch batch = store.nextBatch(lease, Ordering.GROUP, 500, true, start).orElseThrow();
+        List<Envelope> read = batch.envelopes();
+        assertThat(read).hasSize(500);
+        DeliveryReport.Builder report = DeliveryReport.builder();
+        read.forEach(e -> report.confirmed(e.id()));
+        assertThat(
+                store.complete(lease, policy.complete(BatchOutcome.decide(read, report.build()))))
+            .isTrue();
+        start = batch.start().past(read.get(read.size() - 1).id());
+      }
+
+      long fromFirst = buffers(readReady(outbox, 0));
+      long fromPast = buffers(readReady(outbox, start.id()));
+
+      assertThat(fromPast).as("buffers read from past the last batch").isLessThanOrEqualTo(50);
+      assertThat(fromFirst)
+          .as("buffers read from the first row, past 20,000 dead entries")
+          .isGreaterThan(10 * fromPast);
+    } finally {
+      open.rollback();
+    }
+    assertThat(store.nextBatch(lease, Ordering.GROUP, 500, true, start).orElseThrow().envelopes())
+        .hasSize(100);
+    Sql.update("delete from outboxer_message where outbox = ?", outbox);
+  }
+
+  /** The store's read of partition 0 from {@code from} on (the first row when 0), as SQL. */
+  private static String readReady(String outbox, long from) {
+    io.outboxer.internal.store.Sql statement =
+        from == 0
+            ? io.outboxer.internal.store.Sql.READ_READY
+            : io.outboxer.internal.store.Sql.READ_READY_FROM;
+    return Dialect.POSTGRESQL
+        .sql(statement)
+        .replace(":outbox", "'" + outbox + "'")
+        .replace(":partition", "0")
+        .replace(":from", Long.toString(from))
+        .replace(":bound", Long.toString(Long.MAX_VALUE))
+        .replace(":limit", "500");
+  }
+
+  /** The shared buffers (hit or read) that PostgreSQL's run of {@code query} touched. */
+  private static long buffers(String query) {
+    for (Object[] row : Sql.query("explain (analyze, buffers, costs off) " + query)) {
+      Matcher m = BUFFERS.matcher(String.valueOf(row[0]));
+      if (m.find()) {
+        return count(m.group(1)) + count(m.group(2));
+      }
+    }
+    throw new IllegalStateException("no buffer counts in the plan of " + query);
+  }
+
+  private static long count(String digits) {
+    return digits == null ? 0 : Long.parseLong(digits);
   }
 
   private long publishCommit(String group, int seq) {

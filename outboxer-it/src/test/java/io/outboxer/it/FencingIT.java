@@ -10,6 +10,7 @@ import io.outboxer.internal.store.AdminStore;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
+import io.outboxer.internal.store.ReadStart;
 import io.outboxer.internal.store.RowState;
 import io.outboxer.internal.store.StoredMessage;
 import io.outboxer.it.support.Deployments;
@@ -87,7 +88,11 @@ class FencingIT {
     Lease stale = lease(outbox, "first");
     long head = insert(outbox, "g", 0, 0);
     insert(outbox, "g", 0, 0);
-    List<Envelope> batch = messages.nextBatch(stale, Ordering.GROUP, 10, true).orElseThrow();
+    List<Envelope> batch =
+        messages
+            .nextBatch(stale, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+            .orElseThrow()
+            .envelopes();
     // The lease lapses and another worker takes the partition.
     Sql.update("update outboxer_lease set expires_at = 0 where outbox = ?", outbox);
     Lease current = leases.acquire(outbox, 0, "second", TTL).orElseThrow();
@@ -96,11 +101,15 @@ class FencingIT {
     DeliveryReport report = DeliveryReport.builder().failed(head, "refused").build();
     assertThat(messages.complete(stale, GROUPED.complete(BatchOutcome.decide(batch, report))))
         .isFalse();
-    assertThat(messages.nextBatch(stale, Ordering.GROUP, 10, true)).isEmpty();
+    assertThat(messages.nextBatch(stale, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)).isEmpty();
 
     assertThat(rows(outbox)).usingRecursiveComparison().isEqualTo(before);
     assertThat(current.epoch()).isEqualTo(stale.epoch() + 1);
-    assertThat(messages.nextBatch(current, Ordering.GROUP, 10, true).orElseThrow())
+    assertThat(
+            messages
+                .nextBatch(current, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+                .orElseThrow()
+                .envelopes())
         .extracting(Envelope::id)
         .containsExactly(head, head + 1);
   }
@@ -116,7 +125,11 @@ class FencingIT {
     long next = insert(outbox, "orphaned", 0, 0);
     long behindDue = insert(outbox, "retried", 0, 0);
 
-    List<Envelope> batch = messages.nextBatch(lease, Ordering.GROUP, 10, true).orElseThrow();
+    List<Envelope> batch =
+        messages
+            .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+            .orElseThrow()
+            .envelopes();
 
     // "orphaned" has held rows but no failing head: they are released and go first, in order;
     // "retried" has a head due again, which goes, while its held row and what comes behind it wait.
@@ -160,14 +173,24 @@ class FencingIT {
     StoredMessage waiting = new StoredMessage(head, outbox, 0, "g", RowState.WAITING, 1);
 
     if (!Sql.database().equals("postgresql")) {
-      assertThat(messages.nextBatch(lease, Ordering.GROUP, 10, true).orElseThrow()).isEmpty();
+      assertThat(
+              messages
+                  .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+                  .orElseThrow()
+                  .envelopes())
+          .isEmpty();
       assertThat(rows(outbox)).extracting(r -> ((Number) r[1]).intValue()).containsExactly(3, 1, 1);
       inTransaction(() -> admin.discard(waiting, true));
       assertThat(rows(outbox)).extracting(r -> ((Number) r[1]).intValue()).containsExactly(0, 0);
       return;
     }
     tx.begin();
-    assertThat(messages.nextBatch(lease, Ordering.GROUP, 10, true).orElseThrow()).isEmpty();
+    assertThat(
+            messages
+                .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+                .orElseThrow()
+                .envelopes())
+        .isEmpty();
     ManagedExecutorService executor =
         InitialContext.doLookup("java:comp/DefaultManagedExecutorService");
     Future<?> discard = executor.submit(() -> inTransaction(() -> admin.discard(waiting, true)));

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.outboxer.internal.rules.BatchOutcome;
 import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.RetryPolicy;
+import io.outboxer.internal.store.AdminStore;
 import io.outboxer.internal.store.Dialect;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
+import io.outboxer.internal.store.ReadBatch;
+import io.outboxer.internal.store.ReadStart;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.Sql;
 import io.outboxer.it.support.TableReads;
@@ -28,8 +31,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The store as a worker uses it, on an outbox no engine delivers: the test holds its lease. Shows
- * that a batch's cost does not grow with the backlog or the blocked groups, and that a changed
- * partition count is refused while rows remain.
+ * that a batch's cost does not grow with the backlog, the blocked groups or the rows deleted while
+ * a transaction stays open, that a repair below where reads start is read in order, and that a
+ * changed partition count is refused while rows remain.
  */
 @ExtendWith(ArquillianExtension.class)
 class SelectionIT {
@@ -50,6 +54,8 @@ class SelectionIT {
 
   @Inject UserTransaction tx;
 
+  @Inject AdminStore admin;
+
   @Test
   void aBatchReadsOnlyReadyRowsWhateverTheBacklogBehindABlockedGroup() throws Exception {
     String outbox = "it-scan-" + UUID.randomUUID().toString().substring(0, 8);
@@ -63,7 +69,11 @@ class SelectionIT {
         .isEqualTo(BLOCKED + OTHERS);
 
     // The head of the blocked group fails: the worker's completion holds its group (once).
-    List<Envelope> first = store.nextBatch(lease, Ordering.GROUP, 100, true).orElseThrow();
+    List<Envelope> first =
+        store
+            .nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW)
+            .orElseThrow()
+            .envelopes();
     assertThat(first).hasSize(100).allMatch(e -> blocked.equals(e.groupKey()));
     long head = first.get(0).id();
     DeliveryReport report = DeliveryReport.builder().failed(head, "down").build();
@@ -76,13 +86,21 @@ class SelectionIT {
     // The first scan after the flagging meets the held rows' old entries in the ready index once
     // (PostgreSQL marks them dead as it passes); every later batch reads the next ready rows only.
     long firstOther = head + BLOCKED;
-    assertThat(store.nextBatch(lease, Ordering.GROUP, 100, true).orElseThrow())
+    assertThat(
+            store
+                .nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW)
+                .orElseThrow()
+                .envelopes())
         .extracting(Envelope::id)
         .first()
         .isEqualTo(firstOther);
     tx.begin();
     long[] before = tableReads();
-    List<Envelope> batch = store.nextBatch(lease, Ordering.GROUP, 100, true).orElseThrow();
+    List<Envelope> batch =
+        store
+            .nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW)
+            .orElseThrow()
+            .envelopes();
     long[] after = tableReads();
     tx.commit();
 
@@ -99,6 +117,58 @@ class SelectionIT {
           .doesNotContain("TEMP B-TREE");
     }
 
+    Sql.update("delete from outboxer_message where outbox = ?", outbox);
+  }
+
+  /**
+   * A worker's reads start past its last batch whose rows were all deleted (ADR 0014). A discard of
+   * a failing head makes the rows held behind it ready below that start, and raises the partition's
+   * repair count: the next read starts from the first row, so the released row goes before the row
+   * of its group published after it.
+   */
+  @Test
+  void aRowThatARepairMadeReadyBelowWhereReadsStartGoesBeforeTheNewerRowsOfItsGroup()
+      throws Exception {
+    String outbox = "it-start-" + UUID.randomUUID().toString().substring(0, 8);
+    RetryPolicy policy =
+        new RetryPolicy(Ordering.GROUP, 0, Duration.ofHours(1), Duration.ofHours(1));
+    leases.createLeases(outbox, 1);
+    Lease lease = leases.acquire(outbox, 0, "selection-test", Duration.ofMinutes(10)).orElseThrow();
+    long a1 = insert(outbox, "a");
+    long b1 = insert(outbox, "b");
+    ReadBatch first =
+        store.nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW).orElseThrow();
+    assertThat(first.envelopes()).extracting(Envelope::id).containsExactly(a1, b1);
+    DeliveryReport refused = DeliveryReport.builder().failed(a1, "refused").confirmed(b1).build();
+    assertThat(
+            store.complete(lease, policy.complete(BatchOutcome.decide(first.envelopes(), refused))))
+        .isTrue();
+
+    long a2 = insert(outbox, "a");
+    long b2 = insert(outbox, "b");
+    ReadBatch second =
+        store
+            .nextBatch(lease, Ordering.GROUP, 10, true, first.start().fromFirstRow())
+            .orElseThrow();
+    assertThat(second.envelopes())
+        .as("a2 held behind a1")
+        .extracting(Envelope::id)
+        .containsExactly(b2);
+    DeliveryReport confirmed = DeliveryReport.builder().confirmed(b2).build();
+    assertThat(
+            store.complete(
+                lease, policy.complete(BatchOutcome.decide(second.envelopes(), confirmed))))
+        .isTrue();
+    ReadStart past = second.start().past(b2);
+
+    tx.begin();
+    admin.discard(admin.find(outbox, a1).orElseThrow(), true);
+    tx.commit();
+    long a3 = insert(outbox, "a");
+
+    assertThat(store.nextBatch(lease, Ordering.GROUP, 10, true, past).orElseThrow().envelopes())
+        .extracting(Envelope::id)
+        .containsExactly(a2, a3);
     Sql.update("delete from outboxer_message where outbox = ?", outbox);
   }
 
@@ -156,6 +226,15 @@ class SelectionIT {
           blocked,
           outbox + "-g");
     }
+  }
+
+  private static long insert(String outbox, String group) {
+    Sql.update(
+        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
+            + " values (?, 0, ?, 'T', '{}')",
+        outbox,
+        group);
+    return Sql.number("select max(id) from outboxer_message where outbox = ?", outbox);
   }
 
   private long[] tableReads() {

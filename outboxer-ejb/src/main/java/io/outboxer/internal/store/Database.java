@@ -82,15 +82,22 @@ public class Database {
       for (String sql : statements) {
         s.execute(sql);
       }
-      if (!hasColumn(c, "outboxer_message", "trace_parent")) {
-        s.execute(d.sql(Sql.ADD_TRACE_PARENT));
-        LOG.info("OUTBOXER-0005 column outboxer_message.trace_parent added");
-      }
+      addColumn(c, s, "outboxer_message", "trace_parent", Sql.ADD_TRACE_PARENT);
+      addColumn(c, s, "outboxer_lease", "repairs", Sql.ADD_LEASE_REPAIRS);
     } catch (SQLException e) {
       throw new OutboxException(
           "OUTBOXER-1006 cannot create Outboxer's schema from " + d.schemaResource(), e);
     }
     LOG.info("OUTBOXER-0001 schema " + d.schemaResource() + " applied");
+  }
+
+  /** Adds a column that a table created by an earlier version lacks, by {@code statement}. */
+  private void addColumn(Connection c, Statement s, String table, String column, Sql statement)
+      throws SQLException {
+    if (!hasColumn(c, table, column)) {
+      s.execute(dialect().sql(statement));
+      LOG.info("OUTBOXER-0005 column " + table + "." + column + " added");
+    }
   }
 
   /** True when {@code table} has {@code column}, by the driver's metadata (names in lower case). */

@@ -101,6 +101,7 @@ public class JpaAdminStore implements AdminStore {
 
   @Override
   public int reviveDead(String outbox, Long id) {
+    sql.update(Sql.MARK_REPAIR_ALL, "outbox", outbox);
     return id == null
         ? sql.update(Sql.REVIVE_ALL_DEAD, "outbox", outbox)
         : sql.update(Sql.REVIVE_DEAD, "outbox", outbox, "id", id);
@@ -108,12 +109,13 @@ public class JpaAdminStore implements AdminStore {
 
   @Override
   public int reviveDeadGroup(String outbox, String groupKey) {
+    sql.update(Sql.MARK_REPAIR_ALL, "outbox", outbox);
     return sql.update(Sql.REVIVE_DEAD_GROUP, "outbox", outbox, "group", groupKey);
   }
 
   @Override
   public void discard(StoredMessage message, boolean releaseGroup) {
-    waitForBatchOf(message.outbox(), message.partition());
+    repairing(message.outbox(), message.partition());
     sql.update(Sql.DELETE_MESSAGE, "id", message.id());
     if (releaseGroup) {
       sql.update(
@@ -129,7 +131,7 @@ public class JpaAdminStore implements AdminStore {
 
   @Override
   public int releaseGroup(String outbox, int partition, String groupKey) {
-    waitForBatchOf(outbox, partition);
+    repairing(outbox, partition);
     int due =
         sql.update(
             Sql.RETRY_GROUP_NOW, "outbox", outbox, "partition", partition, "group", groupKey);
@@ -145,10 +147,12 @@ public class JpaAdminStore implements AdminStore {
   }
 
   /**
-   * Waits for a batch read of the partition that may be holding rows of this group, so that what
-   * follows sees them: the worker's transactions hold the lease row too.
+   * Raises the partition's repair count before a repair's first change to its rows (ADR 0014): this
+   * waits for a batch read or completion of the partition, which may be holding rows of the group,
+   * so that what follows sees them (the worker's transactions hold the lease row too), and tells
+   * the worker to read from the partition's first row again once this repair has committed.
    */
-  private void waitForBatchOf(String outbox, int partition) {
-    sql.update(Sql.TOUCH_LEASE, "outbox", outbox, "partition", partition);
+  private void repairing(String outbox, int partition) {
+    sql.update(Sql.MARK_REPAIR, "outbox", outbox, "partition", partition);
   }
 }

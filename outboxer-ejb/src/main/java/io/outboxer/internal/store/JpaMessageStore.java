@@ -48,32 +48,44 @@ public class JpaMessageStore implements MessageStore {
 
   @Override
   @Transactional
-  public Optional<List<Envelope>> nextBatch(
-      Lease lease, Ordering ordering, int batchSize, boolean afterWriters) {
+  public Optional<ReadBatch> nextBatch(
+      Lease lease, Ordering ordering, int batchSize, boolean afterWriters, ReadStart start) {
     String outbox = lease.outbox();
     int partition = lease.partition();
+    boolean bounded = afterWriters && sql.has(Sql.IN_FLIGHT);
     // Read before the rows, which the statements below then see as of after this look.
-    long bound =
-        afterWriters && sql.has(Sql.IN_FLIGHT) ? inFlightBound(outbox, partition) : Long.MAX_VALUE;
+    long bound = bounded ? inFlightBound(outbox, partition) : Long.MAX_VALUE;
     if (sql.updateFenced(Sql.FENCE, lease) != 1) {
       return Optional.empty();
     }
-    sql.update(Sql.PROMOTE_DUE, "outbox", outbox, "partition", partition);
+    // Under the lease's row lock: an operator's repair that raised the count has committed, and
+    // the rows it made ready are seen by the statements below; a later one waits for this read.
+    long repairs =
+        bounded
+            ? ((Number) sql.column(Sql.REPAIRS, "outbox", outbox, "partition", partition).get(0))
+                .longValue()
+            : -1;
+    long from = bounded && repairs == start.repairs() ? start.id() : 0;
+    if (sql.update(Sql.PROMOTE_DUE, "outbox", outbox, "partition", partition) > 0) {
+      from = 0;
+    }
     if (ordering == Ordering.TOTAL
         && !sql.column(Sql.HEAD_WAITS, "outbox", outbox, "partition", partition).isEmpty()) {
-      return Optional.of(List.of());
+      return Optional.of(new ReadBatch(List.of(), new ReadStart(from, repairs)));
     }
     while (true) {
-      List<Envelope> read = readReady(outbox, partition, ordering, batchSize, bound);
+      List<Envelope> read = readReady(outbox, partition, ordering, batchSize, from, bound);
+      ReadStart used = new ReadStart(from, repairs);
       if (ordering != Ordering.GROUP) {
-        return Optional.of(read);
+        return Optional.of(new ReadBatch(read, used));
       }
       Map<String, BlockedGroups.Heads> heads = heads(lease, read);
       List<String> orphaned = BlockedGroups.orphaned(heads);
       if (!orphaned.isEmpty()) {
         // Held rows whose group has no failing head any more: released, and the batch read again
-        // so that they go before the rows of their group that came after them.
+        // from the first row so that they go before the rows of their group that came after them.
         orphaned.forEach(group -> releaseGroup(lease, group));
+        from = 0;
         continue;
       }
       BlockedGroups.Split split = BlockedGroups.split(read, BlockedGroups.blockedFrom(heads));
@@ -83,7 +95,7 @@ public class JpaMessageStore implements MessageStore {
       // A batch made only of rows behind blocked heads is held and read past at once, rather than
       // ending the worker's run with ready rows still behind them.
       if (!split.onlyHeld()) {
-        return Optional.of(split.free());
+        return Optional.of(new ReadBatch(split.free(), used));
       }
     }
   }
@@ -91,6 +103,7 @@ public class JpaMessageStore implements MessageStore {
   @Override
   @Transactional
   public int releaseHeld(String outbox) {
+    sql.update(Sql.MARK_REPAIR_ALL, "outbox", outbox);
     return sql.update(Sql.RELEASE_OUTBOX_HELD, "outbox", outbox);
   }
 
@@ -124,18 +137,31 @@ public class JpaMessageStore implements MessageStore {
   }
 
   private List<Envelope> readReady(
-      String outbox, int partition, Ordering ordering, int limit, long bound) {
+      String outbox, int partition, Ordering ordering, int limit, long from, long bound) {
     List<Object[]> rows =
-        sql.rows(
-            Sql.READ_READY,
-            "outbox",
-            outbox,
-            "partition",
-            partition,
-            "bound",
-            bound,
-            "limit",
-            limit);
+        from > 0
+            ? sql.rows(
+                Sql.READ_READY_FROM,
+                "outbox",
+                outbox,
+                "partition",
+                partition,
+                "from",
+                from,
+                "bound",
+                bound,
+                "limit",
+                limit)
+            : sql.rows(
+                Sql.READ_READY,
+                "outbox",
+                outbox,
+                "partition",
+                partition,
+                "bound",
+                bound,
+                "limit",
+                limit);
     List<Envelope> batch = new ArrayList<>(rows.size());
     for (Object[] row : rows) {
       String group = (String) row[1];

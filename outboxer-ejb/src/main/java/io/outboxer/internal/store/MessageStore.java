@@ -3,7 +3,6 @@ package io.outboxer.internal.store;
 import io.outboxer.internal.entity.OutboxRecord;
 import io.outboxer.internal.rules.Completion;
 import io.outboxer.internal.rules.Ordering;
-import io.outboxer.spi.Envelope;
 import java.util.List;
 import java.util.Optional;
 
@@ -39,13 +38,18 @@ public interface MessageStore {
    *
    * <p>With {@code afterWriters}, where writers are not serialized by the database, nothing is read
    * from the smallest id that a transaction still in flight may commit in the partition on (ADR
-   * 0010).
+   * 0010), and the read starts at {@code start} when the partition's repair count is still the one
+   * {@code start} was taken under (ADR 0014): rows deleted while a long transaction holds back the
+   * database's cleanup stay in the index, and starting past them keeps the read's cost from growing
+   * with them. A read that makes rows ready again itself (heads due again, held rows released), and
+   * every read without {@code afterWriters} or where the database has one writer, starts at the
+   * partition's first ready row.
    *
-   * @return the batch (empty when nothing is due), or empty when the lease was no longer valid, in
-   *     which case nothing was changed
+   * @return the batch (no envelopes when nothing is due) and where it started, or empty when the
+   *     lease was no longer valid, in which case nothing was changed
    */
-  Optional<List<Envelope>> nextBatch(
-      Lease lease, Ordering ordering, int batchSize, boolean afterWriters);
+  Optional<ReadBatch> nextBatch(
+      Lease lease, Ordering ordering, int batchSize, boolean afterWriters, ReadStart start);
 
   /**
    * Per partition of {@code outbox} in which a transaction that published is still in flight, the
@@ -54,8 +58,9 @@ public interface MessageStore {
   List<InFlightPublish> oldestInFlight(String outbox);
 
   /**
-   * Makes every held row of {@code outbox} ready: held rows wait behind a failing head of their
-   * group only with group ordering, so an outbox started with another ordering releases them.
+   * Makes every held row of {@code outbox} ready, raising the repair count of its partitions: held
+   * rows wait behind a failing head of their group only with group ordering, so an outbox started
+   * with another ordering releases them.
    *
    * @return how many rows were released
    */

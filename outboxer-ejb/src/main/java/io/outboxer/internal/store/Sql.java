@@ -25,16 +25,23 @@ public enum Sql {
   PROMOTE_DUE,
   HEAD_WAITS,
   READ_READY,
+  /** READ_READY from a given id on (ADR 0014); absent where reads always start at the first row. */
+  READ_READY_FROM(true),
   BLOCKED_FROM,
   HOLD_ROWS,
   FENCE,
+  /** A partition's repair count (ADR 0014); absent where reads always start at the first row. */
+  REPAIRS(true),
   DELETE_ROWS,
   FAIL_DEAD,
   FAIL_RETRY,
   HOLD_GROUP,
   RELEASE_GROUP,
   RELEASE_OUTBOX_HELD,
-  TOUCH_LEASE,
+  /** Raises a partition's repair count, waiting for its worker's transaction (ADR 0014). */
+  MARK_REPAIR,
+  /** Raises the repair count of every partition of an outbox. */
+  MARK_REPAIR_ALL,
   INSERT_OUTBOX,
   RECORDED_PARTITIONS,
   COUNT_OUTBOX_ROWS,
@@ -61,6 +68,8 @@ public enum Sql {
   RETRY_GROUP_NOW,
   /** Adds the column of trace contexts to a message table created before it existed. */
   ADD_TRACE_PARENT,
+  /** Adds the repair count to a lease table created before it existed. */
+  ADD_LEASE_REPAIRS,
   /** Per outbox: pending and dead rows, the oldest pending row's creation, held groups, now. */
   BACKLOG,
   /** Records a consumer's claim of a message id in its group, if greater than the last one. */

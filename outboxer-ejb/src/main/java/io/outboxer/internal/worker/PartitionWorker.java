@@ -9,6 +9,8 @@ import io.outboxer.internal.rules.RetryPolicy;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
+import io.outboxer.internal.store.ReadBatch;
+import io.outboxer.internal.store.ReadStart;
 import io.outboxer.internal.telemetry.DeliveryEvents;
 import io.outboxer.internal.telemetry.DeliveryEvents.LeaseChange;
 import io.outboxer.spi.DeliveryReport;
@@ -51,6 +53,9 @@ public final class PartitionWorker implements Runnable {
   private volatile boolean stopped;
   private Lease lease;
   private Deadline renewal;
+
+  /** Where the next batch read may start (ADR 0014); the first row after taking the lease. */
+  private ReadStart start = ReadStart.FIRST_ROW;
 
   /**
    * @param owner this node's name in the lease rows
@@ -111,14 +116,15 @@ public final class PartitionWorker implements Runnable {
     while (!stopped && holdsLease() && !outage.pausing()) {
       // One deadline per batch, started before the read: the relay gets what the read left of it.
       Deadline deadline = Deadline.in(terms.callBudget(), clock);
-      Optional<List<Envelope>> read =
+      Optional<ReadBatch> read =
           messages.nextBatch(
-              lease, outbox.ordering(), outbox.batchSize(), outbox.waitsForWriters());
+              lease, outbox.ordering(), outbox.batchSize(), outbox.waitsForWriters(), start);
       if (read.isEmpty()) {
         lostLease("before a batch; nothing was read");
         return;
       }
-      List<Envelope> batch = read.get();
+      start = read.get().start();
+      List<Envelope> batch = read.get().envelopes();
       if (batch.isEmpty() || deadline.passed()) {
         return; // nothing due, or the read used the call's time up: the next run reads again
       }
@@ -142,6 +148,7 @@ public final class PartitionWorker implements Runnable {
       BatchOutcome outcome = BatchOutcome.decide(batch, report);
       Completion completion = retryPolicy.complete(outcome);
       if (messages.complete(lease, completion)) {
+        start = nextStart(batch, completion);
         events.completed(
             completion.delete().size(),
             completion.failures().size(),
@@ -156,6 +163,19 @@ public final class PartitionWorker implements Runnable {
         return; // the relay reported nothing: try again at the next wake-up or poll
       }
     }
+  }
+
+  /**
+   * Where the read after {@code batch} may start: past it when its rows were all deleted, as none
+   * of them can become ready again by this worker; otherwise from the first row, where the rows it
+   * failed, released or left pending lie.
+   */
+  private ReadStart nextStart(List<Envelope> batch, Completion completion) {
+    boolean allDeleted =
+        completion.failures().isEmpty()
+            && completion.release().isEmpty()
+            && completion.delete().size() == batch.size();
+    return allDeleted ? start.past(batch.get(batch.size() - 1).id()) : start.fromFirstRow();
   }
 
   /**
@@ -235,6 +255,7 @@ public final class PartitionWorker implements Runnable {
     try {
       lease = leases.acquire(outbox.name(), partition, owner, terms.ttl()).orElse(null);
       renewal = nextRenewal;
+      start = ReadStart.FIRST_ROW; // whoever held the partition meanwhile may have left rows below
     } finally {
       if (lease == null) {
         share.giveBack();

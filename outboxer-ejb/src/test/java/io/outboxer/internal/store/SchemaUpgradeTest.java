@@ -12,13 +12,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sqlite.SQLiteDataSource;
 
-/** The schema applied at start upgrades a message table created before trace_parent existed. */
+/**
+ * The schema applied at start upgrades tables created by an earlier version: a message table before
+ * trace_parent existed, a lease table before repairs existed.
+ */
 class SchemaUpgradeTest {
 
   @TempDir Path dir;
 
   @Test
-  void aMessageTableWithoutTraceParentGetsTheColumnKeepingItsRowsAndTheSchemaStaysIdempotent()
+  void tablesWithoutTheNewerColumnsGetThemKeepingTheirRowsAndTheSchemaStaysIdempotent()
       throws Exception {
     SQLiteDataSource dataSource = new SQLiteDataSource();
     dataSource.setUrl("jdbc:sqlite:" + dir.resolve("old.db"));
@@ -34,13 +37,20 @@ class SchemaUpgradeTest {
       s.execute(
           "insert into outboxer_message (outbox, partition_no, message_type, payload)"
               + " values ('orders', 0, 'T', '{}')");
+      // outboxer_lease as the schema created it before the repair count existed.
+      s.execute(
+          "create table outboxer_lease (outbox text not null, partition_no integer not null,"
+              + " owner text, epoch integer not null default 0, expires_at integer not null"
+              + " default 0, primary key (outbox, partition_no))");
+      s.execute("insert into outboxer_lease (outbox, partition_no, epoch) values ('orders', 0, 7)");
     }
     Database database = new Database(dataSource);
 
     database.installSchema();
     database.installSchema();
 
-    assertThat(columns(dataSource)).endsWith("last_error", "trace_parent");
+    assertThat(columns(dataSource, "outboxer_message")).endsWith("last_error", "trace_parent");
+    assertThat(columns(dataSource, "outboxer_lease")).endsWith("expires_at", "repairs");
     assertThat(database.schemaProblem()).isNull();
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement();
@@ -49,12 +59,19 @@ class SchemaUpgradeTest {
       assertThat(r.getInt(1)).isEqualTo(1);
       assertThat(r.getString(2)).isNull();
     }
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("select epoch, repairs from outboxer_lease")) {
+      r.next();
+      assertThat(r.getLong(1)).isEqualTo(7);
+      assertThat(r.getLong(2)).isZero();
+    }
   }
 
-  private static List<String> columns(SQLiteDataSource dataSource) throws Exception {
+  private static List<String> columns(SQLiteDataSource dataSource, String table) throws Exception {
     List<String> columns = new ArrayList<>();
     try (Connection c = dataSource.getConnection();
-        ResultSet r = c.getMetaData().getColumns(null, null, "outboxer_message", null)) {
+        ResultSet r = c.getMetaData().getColumns(null, null, table, null)) {
       while (r.next()) {
         columns.add(r.getString("COLUMN_NAME"));
       }

@@ -8,6 +8,8 @@ import io.outboxer.internal.store.InFlightPublish;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
+import io.outboxer.internal.store.ReadBatch;
+import io.outboxer.internal.store.ReadStart;
 import io.outboxer.spi.Envelope;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,6 +51,11 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   final AtomicInteger completions = new AtomicInteger();
   private final Map<Integer, LeaseRow> leases = new HashMap<>();
 
+  /** Where each batch read started, in order (the start the store used, not the one asked for). */
+  final List<Long> readsFrom = new ArrayList<>();
+
+  private long repairs;
+
   /** Runs at every batch read: a test moves its clock here to make reads slow. */
   Runnable onRead = () -> {};
 
@@ -56,6 +63,11 @@ final class InMemoryStore implements MessageStore, LeaseStore {
 
   synchronized void add(long id, String group) {
     rows.put(id, new Row(id, group));
+  }
+
+  /** An operator's repair: raises the repair count, as the admin store does in its transaction. */
+  synchronized void repair() {
+    repairs++;
   }
 
   /** Moves the database clock, by which leases expire. */
@@ -85,17 +97,19 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   }
 
   @Override
-  public synchronized Optional<List<Envelope>> nextBatch(
-      Lease lease, Ordering ordering, int batchSize, boolean afterWriters) {
+  public synchronized Optional<ReadBatch> nextBatch(
+      Lease lease, Ordering ordering, int batchSize, boolean afterWriters, ReadStart start) {
     if (!valid(lease)) {
       return Optional.empty();
     }
     onRead.run();
+    long from = afterWriters && start.repairs() == repairs ? start.id() : 0;
+    readsFrom.add(from);
     String outbox = lease.outbox();
     int partition = lease.partition();
     List<Envelope> batch = new ArrayList<>();
     Set<String> blocked = new HashSet<>();
-    for (Row r : rows.values()) {
+    for (Row r : rows.tailMap(from, true).values()) {
       if (batch.size() == batchSize) {
         break;
       }
@@ -118,7 +132,7 @@ final class InMemoryStore implements MessageStore, LeaseStore {
     if (batch.isEmpty()) {
       emptyReads.incrementAndGet();
     }
-    return Optional.of(batch);
+    return Optional.of(new ReadBatch(batch, new ReadStart(from, repairs)));
   }
 
   @Override

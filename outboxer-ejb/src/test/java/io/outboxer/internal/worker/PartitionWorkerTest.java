@@ -102,6 +102,62 @@ class PartitionWorkerTest {
   }
 
   @Test
+  void aReadStartsPastABatchWhoseRowsWereAllDeletedAndFromTheFirstRowAfterOneThatLeftRows() {
+    for (long id = 1; id <= 250; id++) {
+      store.add(id, "g" + (id % 7));
+    }
+    Relay halfOfTheSecondBatch =
+        batch -> {
+          delivered.add(batch.stream().map(Envelope::id).toList());
+          DeliveryReport.Builder report = DeliveryReport.builder();
+          int confirmed = delivered.size() == 2 ? batch.size() / 2 : batch.size();
+          batch.subList(0, confirmed).forEach(e -> report.confirmed(e.id()));
+          return report.build();
+        };
+
+    worker(0, halfOfTheSecondBatch, new NodeShare(1)).run();
+
+    assertThat(store.readsFrom).containsExactly(0L, 101L, 0L, 251L);
+    assertThat(delivered).extracting(ids -> ids.get(0)).containsExactly(1L, 101L, 151L);
+    assertThat(store.rows).isEmpty();
+  }
+
+  @Test
+  void aRowMadeReadyBelowTheStartIsReadOnceARepairRaisedTheCount() {
+    for (long id = 1; id <= 100; id++) {
+      store.add(id, "g");
+    }
+    PartitionWorker worker = worker(0, confirmAll, new NodeShare(1));
+    worker.run();
+
+    store.add(5, "g"); // made ready below the start without a repair: not looked for
+    worker.run();
+    assertThat(store.rows).containsOnlyKeys(5L);
+    store.repair(); // as an operator's revive does, in the same transaction as the row
+    worker.run();
+
+    assertThat(store.readsFrom).containsExactly(0L, 101L, 101L, 0L, 6L);
+    assertThat(delivered).last().isEqualTo(List.of(5L));
+    assertThat(store.rows).isEmpty();
+  }
+
+  @Test
+  void aWorkerThatTakesTheLeaseAgainReadsFromTheFirstRow() {
+    for (long id = 1; id <= 100; id++) {
+      store.add(id, "g");
+    }
+    PartitionWorker worker = worker(0, confirmAll, new NodeShare(1));
+    worker.run();
+    store.add(5, "g"); // left below the start by whoever held the partition meanwhile
+
+    advance(TERMS.ttl());
+    worker.run();
+
+    assertThat(store.readsFrom).containsExactly(0L, 101L, 0L, 6L);
+    assertThat(delivered).last().isEqualTo(List.of(5L));
+  }
+
+  @Test
   void theLeaseIsRenewedOnceAThirdOfItsTtlHasPassedAndNotBefore() {
     PartitionWorker worker = worker(0, confirmAll, new NodeShare(1));
     worker.run();
