@@ -58,9 +58,23 @@ final class Db implements AutoCloseable {
   long insert(String outbox, int count, int groups, int firstOrder, int partitions, String paidAt)
       throws SQLException {
     try (Connection c = connect()) {
-      insertRows(c, outbox, count, groups, firstOrder, partitions, paidAt);
+      insertRows(c, outbox, count, groups, firstOrder, partitions, -1, paidAt);
       analyze(c);
       return lastId(c);
+    }
+  }
+
+  /**
+   * Inserts a backlog as {@link #insert} does (and analyzes the table), from order 0, with {@code
+   * groups} groups none of which falls into partition {@code skipped}: the other partitions'
+   * backlog beside one kept empty.
+   */
+  void insertBeside(
+      String outbox, int count, int groups, int partitions, int skipped, String paidAt)
+      throws SQLException {
+    try (Connection c = connect()) {
+      insertRows(c, outbox, count, groups, 0, partitions, skipped, paidAt);
+      analyze(c);
     }
   }
 
@@ -84,7 +98,7 @@ final class Db implements AutoCloseable {
     long[][][] bounds = new long[partitions][windows][];
     try (Connection c = connect()) {
       c.setAutoCommit(false);
-      insertRows(c, outbox, count, groups, 0, partitions, paidAt);
+      insertRows(c, outbox, count, groups, 0, partitions, -1, paidAt);
       try (PreparedStatement window =
           c.prepareStatement(
               "select max(id), count(*) from (select id from outboxer_message"
@@ -111,6 +125,10 @@ final class Db implements AutoCloseable {
     return bounds;
   }
 
+  /**
+   * The backlog's rows, over the first {@code groups} orders from {@code firstOrder} whose group
+   * does not fall into partition {@code skipped} (-1: every order).
+   */
   private static void insertRows(
       Connection c,
       String outbox,
@@ -118,13 +136,17 @@ final class Db implements AutoCloseable {
       int groups,
       int firstOrder,
       int partitions,
+      int skipped,
       String paidAt)
       throws SQLException {
     String[] orders = new String[groups];
     Integer[] parts = new Integer[groups];
-    for (int g = 0; g < groups; g++) {
-      orders[g] = Integer.toString(firstOrder + g);
-      parts[g] = Partitioner.partitionOf("order:" + orders[g], partitions);
+    for (int g = 0, order = firstOrder; g < groups; order++) {
+      int part = Partitioner.partitionOf("order:" + order, partitions);
+      if (part != skipped) {
+        orders[g] = Integer.toString(order);
+        parts[g++] = part;
+      }
     }
     try (PreparedStatement insert = c.prepareStatement(INSERT_BACKLOG)) {
       insert.setString(1, outbox);
@@ -206,6 +228,24 @@ final class Db implements AutoCloseable {
                 + except
                 + " limit 1) t")
         > 0;
+  }
+
+  /**
+   * Whether partition {@code partition} of {@code outbox} holds any row, found from its newest row
+   * (a backward scan of the scan index): while a partition drains its newest row is still there, so
+   * the question reads no entry of the rows deleted before it.
+   */
+  boolean anyLeftIn(Connection c, String outbox, int partition) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "select id from outboxer_message where outbox = ? and partition_no = ?"
+                + " order by state desc, id desc limit 1")) {
+      s.setString(1, outbox);
+      s.setInt(2, partition);
+      try (ResultSet r = s.executeQuery()) {
+        return r.next();
+      }
+    }
   }
 
   /** The rows of {@code outbox}, whatever their state. */

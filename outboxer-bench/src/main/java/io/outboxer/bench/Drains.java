@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +13,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * P1, P4 and P5: backlogs written straight into the outbox table, drained by the product (the
- * server's workers, woken by one publish per partition) and by the limit pipeline.
+ * P1, P4, P5, W1 and W3: backlogs written straight into the outbox table, drained by the product
+ * (the server's workers, woken by one publish per partition or finding it at their poll) and by the
+ * limit pipeline.
  */
 final class Drains {
 
@@ -64,6 +66,47 @@ final class Drains {
           return started;
         },
         () -> left[0]);
+  }
+
+  /**
+   * W3: as {@link #polled}, of {@code count} messages in the partitions of the outbox that waits
+   * for writers but partition 0, with what {@code beside} opens (when it opens anything) open from
+   * before the backlog is written until the drain ended. Timed to the end of the last partition;
+   * each partition's end is found from its newest row, so the check reads none of the rows deleted
+   * before it.
+   */
+  Run polledBeside(int count, Callable<AutoCloseable> beside) throws Exception {
+    rig.truncate();
+    try (AutoCloseable open = beside.call()) {
+      rig.db().insertBeside(Db.OUTBOX, count, groups, rig.partitions(), 0, PAID_AT);
+      long[] left = new long[1];
+      return measure(
+          0,
+          () -> {
+            await()
+                .atMost(TIMEOUT)
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> (left[0] = rig.db().count(Db.OUTBOX)) < count);
+            long started = System.nanoTime();
+            try (Connection c = rig.db().connect()) {
+              List<Integer> draining = new ArrayList<>();
+              for (int p = 1; p < rig.partitions(); p++) {
+                draining.add(p);
+              }
+              awaitDrained(
+                  () -> {
+                    for (Iterator<Integer> p = draining.iterator(); p.hasNext(); ) {
+                      if (!rig.db().anyLeftIn(c, Db.OUTBOX, p.next())) {
+                        p.remove();
+                      }
+                    }
+                    return draining.isEmpty();
+                  });
+            }
+            return started;
+          },
+          () -> left[0]);
+    }
   }
 
   /**

@@ -26,6 +26,7 @@ final class Scenarios {
   private final int backlog = Integer.getInteger("bench.backlog", 50_000);
   private final int groups = Integer.getInteger("bench.groups", 10_000);
   private final int large = Integer.getInteger("bench.p5.large", 1_000_000);
+  private final int heldBacklog = Integer.getInteger("bench.w3.backlog", 800_000);
   private final Drains drains;
   private final LoadScenarios load;
   private final WriterScenarios writers;
@@ -43,7 +44,7 @@ final class Scenarios {
     this.budgetMinutes = budgetMinutes;
     this.drains = new Drains(rig, groups);
     this.load = new LoadScenarios(rig, report, new Requests(rig, groups), reps);
-    this.writers = new WriterScenarios(rig, report, drains, reps, backlog);
+    this.writers = new WriterScenarios(rig, report, drains, reps, backlog, heldBacklog);
   }
 
   interface Step {
@@ -60,6 +61,7 @@ final class Scenarios {
     steps.put("P3", load::p3);
     steps.put("W1", writers::drains);
     steps.put("W2", writers::publishing);
+    steps.put("W3", writers::heldPartition);
     steps.put("P4", this::p4);
     List<String> only = List.of(System.getProperty("bench.only", "").split(","));
     for (Map.Entry<String, Step> step : steps.entrySet()) {

@@ -15,9 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.HdrHistogram.Histogram;
 
 /**
- * W1 and W2, the cost of wait-for-writers (ADR 0010): the drain of the outbox that waits for
+ * W1, W2 and W3, the cost of wait-for-writers (ADR 0010): the drain of the outbox that waits for
  * writers ({@code default}) against one that does not ({@code nowait}, same relay, topic and
- * partitions), and the publishing transaction with and without the statement that announces it.
+ * partitions), the publishing transaction with and without the statement that announces it, and the
+ * other partitions' drain while a publishing transaction stays open in one.
  */
 final class WriterScenarios {
 
@@ -36,13 +37,15 @@ final class WriterScenarios {
   private final Drains drains;
   private final int reps;
   private final int backlog;
+  private final int heldBacklog;
 
-  WriterScenarios(Rig rig, Report report, Drains drains, int reps, int backlog) {
+  WriterScenarios(Rig rig, Report report, Drains drains, int reps, int backlog, int heldBacklog) {
     this.rig = rig;
     this.report = report;
     this.drains = drains;
     this.reps = reps;
     this.backlog = backlog;
+    this.heldBacklog = heldBacklog;
   }
 
   /** W1: drains of the same backlog by the two outboxes, each started by its workers' poll. */
@@ -111,16 +114,86 @@ final class WriterScenarios {
     rig.truncate();
   }
 
+  /**
+   * W3: the drain of a backlog in partitions 1-7 of {@code default} while a transaction that
+   * published into partition 0 stays open, against the same drain without it. The open transaction
+   * holds back partition 0 and, on PostgreSQL, the cleanup horizon: the rows deleted meanwhile
+   * leave entries in the scan index that every batch read walks, a cost that grows with the drain,
+   * so the backlog is sized for a drain of at least 30 s.
+   */
+  void heldPartition() throws Exception {
+    drains.polledBeside(heldBacklog / 10, this::openPublish);
+    drains.polledBeside(heldBacklog / 10, () -> null);
+    List<Drains.Run> held = new ArrayList<>();
+    List<Drains.Run> free = new ArrayList<>();
+    for (int r = 0; r < reps; r++) {
+      held.add(drains.polledBeside(heldBacklog, this::openPublish));
+      free.add(drains.polledBeside(heldBacklog, () -> null));
+    }
+    report.add(
+        new Result(
+            "W3",
+            "drain "
+                + heldBacklog
+                + " msgs of partitions 1-"
+                + (rig.partitions() - 1)
+                + " while a publish to partition 0 stays open",
+            "same without the open transaction",
+            true,
+            Scenarios.figure("msg/s", held, Drains.Run::perSecond),
+            Scenarios.figure("msg/s", free, Drains.Run::perSecond),
+            0.9,
+            "JDBC transaction (ANNOUNCE + insert into partition 0) opened before the backlog is"
+                + " written, rolled back after its drain; timed from the first batch's deletion"
+                + " (the workers' poll) to the end of the last partition",
+            Map.of(
+                "product", Drains.averageCores(held),
+                "reference", Drains.averageCores(free))));
+  }
+
+  /**
+   * A transaction that announced and published one message into partition 0 of {@code default} and
+   * holds an xid, open until closed, which rolls it back.
+   */
+  private AutoCloseable openPublish() throws SQLException {
+    Connection c = rig.db().connect();
+    c.setAutoCommit(false);
+    try (PreparedStatement a = c.prepareStatement(announceSql());
+        PreparedStatement insert = c.prepareStatement(INSERT)) {
+      a.setInt(1, CommitOrder.space(Db.OUTBOX));
+      a.setInt(2, 0);
+      a.executeQuery().close();
+      insert.setString(1, Db.OUTBOX);
+      insert.setInt(2, 0);
+      insert.setString(3, "order:" + Db.orderPerPartition("open-", rig.partitions()).get(0));
+      insert.setString(4, Db.TYPE);
+      insert.setString(5, "{\"orderId\":\"open\"}");
+      insert.executeUpdate();
+    } catch (SQLException e) {
+      c.close();
+      throw e;
+    }
+    return () -> {
+      try (c) {
+        c.rollback();
+      }
+    };
+  }
+
+  /** {@code ANNOUNCE} with positional parameters: the space, then the partition. */
+  private static String announceSql() {
+    return Dialect.of("PostgreSQL")
+        .sql(Sql.ANNOUNCE)
+        .replace("cast(:space as integer)", "cast(? as integer)")
+        .replace("cast(:partition as integer)", "cast(? as integer)");
+  }
+
   record Load(double perSecond, double p50Ms) {}
 
   private Load publish(boolean announce, Duration duration) throws Exception {
     int clients = 8;
     int partitions = rig.partitions();
-    String announceSql =
-        Dialect.of("PostgreSQL")
-            .sql(Sql.ANNOUNCE)
-            .replace("cast(:space as integer)", "cast(? as integer)")
-            .replace("cast(:partition as integer)", "cast(? as integer)");
+    String announceSql = announceSql();
     int space = CommitOrder.space(PUBLISH_OUTBOX);
     ConcurrentLinkedQueue<Histogram> histograms = new ConcurrentLinkedQueue<>();
     AtomicInteger done = new AtomicInteger();
