@@ -68,13 +68,42 @@ final class Db implements AutoCloseable {
    * Inserts a backlog as {@link #insert} does (and analyzes the table), from order 0, with {@code
    * groups} groups none of which falls into partition {@code skipped}: the other partitions'
    * backlog beside one kept empty.
+   *
+   * @return the newest id of each partition that got rows
    */
-  void insertBeside(
+  Long[] insertBeside(
       String outbox, int count, int groups, int partitions, int skipped, String paidAt)
       throws SQLException {
     try (Connection c = connect()) {
       insertRows(c, outbox, count, groups, 0, partitions, skipped, paidAt);
       analyze(c);
+      List<Long> newest = new ArrayList<>();
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "select max(id) from outboxer_message where outbox = ? group by partition_no")) {
+        s.setString(1, outbox);
+        try (ResultSet r = s.executeQuery()) {
+          while (r.next()) {
+            newest.add(r.getLong(1));
+          }
+        }
+      }
+      return newest.toArray(Long[]::new);
+    }
+  }
+
+  /**
+   * Whether any row with one of {@code ids} is left: a lookup by primary key each, which meets only
+   * the index entries of those ids, deleted or not.
+   */
+  boolean anyOf(Connection c, Long[] ids) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement("select count(*) from outboxer_message where id = any(?)")) {
+      s.setArray(1, c.createArrayOf("int8", ids));
+      try (ResultSet r = s.executeQuery()) {
+        r.next();
+        return r.getLong(1) > 0;
+      }
     }
   }
 
@@ -228,24 +257,6 @@ final class Db implements AutoCloseable {
                 + except
                 + " limit 1) t")
         > 0;
-  }
-
-  /**
-   * Whether partition {@code partition} of {@code outbox} holds any row, found from its newest row
-   * (a backward scan of the scan index): while a partition drains its newest row is still there, so
-   * the question reads no entry of the rows deleted before it.
-   */
-  boolean anyLeftIn(Connection c, String outbox, int partition) throws SQLException {
-    try (PreparedStatement s =
-        c.prepareStatement(
-            "select id from outboxer_message where outbox = ? and partition_no = ?"
-                + " order by state desc, id desc limit 1")) {
-      s.setString(1, outbox);
-      s.setInt(2, partition);
-      try (ResultSet r = s.executeQuery()) {
-        return r.next();
-      }
-    }
   }
 
   /** The rows of {@code outbox}, whatever their state. */

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,10 +56,7 @@ final class Drains {
     return measure(
         0,
         () -> {
-          await()
-              .atMost(TIMEOUT)
-              .pollInterval(Duration.ofMillis(5))
-              .until(() -> (left[0] = rig.db().count(outbox)) < count);
+          left[0] = awaitFirstDeletion(outbox, count);
           long started = System.nanoTime();
           awaitDrained(() -> !rig.db().anyLeft(outbox, null));
           return started;
@@ -69,39 +65,38 @@ final class Drains {
   }
 
   /**
+   * Waits until the workers deleted some of the {@code count} rows of {@code outbox}: the rows
+   * left.
+   */
+  private long awaitFirstDeletion(String outbox, int count) {
+    long[] left = new long[1];
+    await()
+        .atMost(TIMEOUT)
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> (left[0] = rig.db().count(outbox)) < count);
+    return left[0];
+  }
+
+  /**
    * W3: as {@link #polled}, of {@code count} messages in the partitions of the outbox that waits
    * for writers but partition 0, with what {@code beside} opens (when it opens anything) open from
-   * before the backlog is written until the drain ended. Timed to the end of the last partition;
-   * each partition's end is found from its newest row, so the check reads none of the rows deleted
-   * before it.
+   * before the backlog is written until the drain ended. Timed to the end of the last partition,
+   * found by the deletion of each partition's newest row (a worker deletes its rows in id order): a
+   * scan for what is left would walk the index entries of every row deleted meanwhile, which the
+   * open transaction keeps, and charge the product's run for the bench's own question.
    */
   Run polledBeside(int count, Callable<AutoCloseable> beside) throws Exception {
     rig.truncate();
     try (AutoCloseable open = beside.call()) {
-      rig.db().insertBeside(Db.OUTBOX, count, groups, rig.partitions(), 0, PAID_AT);
+      Long[] newest = rig.db().insertBeside(Db.OUTBOX, count, groups, rig.partitions(), 0, PAID_AT);
       long[] left = new long[1];
       return measure(
           0,
           () -> {
-            await()
-                .atMost(TIMEOUT)
-                .pollInterval(Duration.ofMillis(5))
-                .until(() -> (left[0] = rig.db().count(Db.OUTBOX)) < count);
+            left[0] = awaitFirstDeletion(Db.OUTBOX, count);
             long started = System.nanoTime();
             try (Connection c = rig.db().connect()) {
-              List<Integer> draining = new ArrayList<>();
-              for (int p = 1; p < rig.partitions(); p++) {
-                draining.add(p);
-              }
-              awaitDrained(
-                  () -> {
-                    for (Iterator<Integer> p = draining.iterator(); p.hasNext(); ) {
-                      if (!rig.db().anyLeftIn(c, Db.OUTBOX, p.next())) {
-                        p.remove();
-                      }
-                    }
-                    return draining.isEmpty();
-                  });
+              awaitDrained(() -> !rig.db().anyOf(c, newest));
             }
             return started;
           },
