@@ -61,9 +61,10 @@ create table if not exists outboxer_lease (
     owner         varchar(200),
     epoch         bigint       not null default 0,
     expires_at    bigint       not null default 0,
-    -- Raised by every repair of an operator that makes rows of the partition ready again (a
-    -- revive, a discard, a release), in the repair's transaction: a worker that starts its reads
-    -- past its last batch reads from the first row again when it changed (ADR 0014).
+    -- Raised, in the same transaction, by every change outside the partition's worker that makes
+    -- its rows ready again (an operator's revive, discard or release; the release of held rows
+    -- when an outbox starts without group ordering): a worker that starts its reads past its
+    -- last batch reads from the first row again when it changed (ADR 0014).
     repairs       bigint       not null default 0,
     primary key (outbox, partition_no)
 );

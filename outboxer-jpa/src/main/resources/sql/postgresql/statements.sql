@@ -145,8 +145,12 @@ update outboxer_message set state = 0 where outbox = :outbox and state = 1
 -- name: MARK_REPAIR
 update outboxer_lease set repairs = repairs + 1 where outbox = :outbox and partition_no = :partition
 
+-- Every partition's, their rows locked in partition order (as several MARK_REPAIR are run), so
+-- that two repairs of one outbox never wait for each other in a circle.
 -- name: MARK_REPAIR_ALL
-update outboxer_lease set repairs = repairs + 1 where outbox = :outbox
+update outboxer_lease set repairs = repairs + 1
+ where (outbox, partition_no) in (select outbox, partition_no from outboxer_lease
+                                   where outbox = :outbox order by partition_no for update)
 
 -- name: INSERT_OUTBOX
 insert into outboxer_outbox (name, partitions) values (:name, :partitions) on conflict do nothing
@@ -250,10 +254,10 @@ update outboxer_message set state = 0, next_attempt_at = (extract(epoch from now
  where outbox = :outbox and partition_no = :partition and group_key = :group and state = 3
 
 -- name: ADD_TRACE_PARENT
-alter table outboxer_message add column trace_parent varchar(55)
+alter table outboxer_message add column if not exists trace_parent varchar(55)
 
 -- name: ADD_LEASE_REPAIRS
-alter table outboxer_lease add column repairs bigint not null default 0
+alter table outboxer_lease add column if not exists repairs bigint not null default 0
 
 -- name: BACKLOG
 select outbox,

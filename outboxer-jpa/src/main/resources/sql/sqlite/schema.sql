@@ -55,7 +55,7 @@ create table if not exists outboxer_lease (
     owner         text,
     epoch         integer not null default 0,
     expires_at    integer not null default 0,
-    -- Raised by every repair of an operator that makes rows of the partition ready again (ADR 0014).
+    -- Raised by every change outside the partition's worker that makes its rows ready (ADR 0014).
     repairs       integer not null default 0,
     primary key (outbox, partition_no)
 );

@@ -296,12 +296,52 @@ class CommitOrderIT {
   }
 
   /**
+   * A message without a group has no order to keep, but its transaction is announced all the same:
+   * workers read past the ids they delivered (ADR 0014), so a row committed below them would wait
+   * until a read from the first row. Left open, it holds back its partition; committed, it goes.
+   */
+  @Test
+  @Order(7)
+  void aMessageWithoutAGroupLeftOpenIsDeliveredOnceItCommits() throws Exception {
+    OpenTransaction open =
+        OpenTransaction.publishing(() -> outbox.publish(new ItEvents.Group(null, 0)));
+    // Its partition is drawn at random; readiness names it.
+    String where =
+        readiness().entrySet().stream()
+            .filter(e -> e.getKey().startsWith("inflight.it-group.partition."))
+            .filter(e -> String.valueOf(e.getValue()).startsWith("from id " + open.id() + ","))
+            .map(Map.Entry::getKey)
+            .findFirst()
+            .orElseThrow();
+    int partition = Integer.parseInt(where.substring(where.lastIndexOf('.') + 1));
+    int k = 0;
+    while (Partitioner.partitionOf(run + "beside-" + k, 2) != partition) {
+      k++;
+    }
+    String group = run + "beside-" + k;
+    long behind = publishGroup(group, 1);
+    assertThat(behind).isGreaterThan(open.id());
+    await()
+        .during(Duration.ofMillis(500))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> delivered(group).isEmpty());
+
+    open.commit();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> delivered(group).equals(List.of(behind)));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () -> Sql.number("select count(*) from outboxer_message where id = ?", open.id()) == 0);
+  }
+
+  /**
    * While a transaction with an id stays open, PostgreSQL keeps the index entries of every row
    * deleted meanwhile: a read from the partition's first row walks them all, a read from past the
    * last delivered batch (READ_READY_FROM) starts after them.
    */
   @Test
-  @Order(7)
+  @Order(8)
   void aReadFromPastTheLastBatchSkipsTheRowsDeletedWhileATransactionStaysOpen() throws Exception {
     String outbox = "it-dead-" + UUID.randomUUID().toString().substring(0, 8);
     RetryPolicy policy =

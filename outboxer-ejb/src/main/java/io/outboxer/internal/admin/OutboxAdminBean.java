@@ -80,7 +80,7 @@ public class OutboxAdminBean implements OutboxAdmin {
   @Override
   public int retryDead(String outbox) {
     OutboxConfig settings = runtime.outbox(outbox);
-    int revived = store.reviveDead(outbox, null);
+    int revived = store.reviveDead(outbox);
     if (revived > 0) {
       for (int p = 0; p < settings.partitions(); p++) {
         runtime.wakeAfterCommit(outbox, p);
@@ -97,7 +97,7 @@ public class OutboxAdminBean implements OutboxAdmin {
       throw new OutboxException(
           "OUTBOXER-4002 message " + id + " of outbox '" + outbox + "' is not dead: it is pending");
     }
-    store.reviveDead(outbox, id);
+    store.reviveDead(message);
     runtime.wakeAfterCommit(outbox, message.partition());
   }
 
@@ -106,7 +106,7 @@ public class OutboxAdminBean implements OutboxAdmin {
     runtime.outbox(outbox);
     requireGroup(groupKey);
     List<Integer> partitions = store.partitionsOf(outbox, groupKey);
-    int revived = store.reviveDeadGroup(outbox, groupKey);
+    int revived = store.reviveDeadGroup(outbox, groupKey, partitions);
     if (revived > 0) {
       partitions.forEach(p -> runtime.wakeAfterCommit(outbox, p));
     }

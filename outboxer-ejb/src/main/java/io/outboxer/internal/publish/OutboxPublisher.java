@@ -94,11 +94,10 @@ public class OutboxPublisher implements Outbox {
     PartitionRef where = new PartitionRef(outbox.name(), partition);
     Set<PartitionRef> announced = announced();
     // Commit-safe order (ADR 0010): before the insert, tell workers that this transaction may
-    // commit ids from the sequence's next value on in this partition. Messages without an
-    // ordering scope have no order to keep.
-    if (outbox.waitsForWriters()
-        && OrderingScope.of(outbox.ordering(), group) != null
-        && announced.add(where)) {
+    // commit ids from the sequence's next value on in this partition. Messages without a group
+    // have no order to keep, but are announced all the same: workers read past ids already read
+    // (ADR 0014), which only holds if no row can commit below them.
+    if (outbox.waitsForWriters() && announced.add(where)) {
       store.announce(outbox.name(), partition, announced.size() == 1);
     }
     long id =

@@ -25,15 +25,23 @@ public interface AdminStore {
   List<Integer> partitionsOf(String outbox, String groupKey);
 
   /**
-   * Makes dead messages ready again with their attempts reset: all of the outbox's, or the one with
-   * {@code id}.
+   * Makes every dead message of {@code outbox} ready again with its attempts reset, raising the
+   * repair count of all its partitions (ADR 0014).
    *
    * @return how many were revived
    */
-  int reviveDead(String outbox, Long id);
+  int reviveDead(String outbox);
 
-  /** Makes the dead messages of a group ready again with their attempts reset. */
-  int reviveDeadGroup(String outbox, String groupKey);
+  /** Makes a dead message ready again with its attempts reset, raising its partition's count. */
+  void reviveDead(StoredMessage message);
+
+  /**
+   * Makes the dead messages of a group ready again with their attempts reset, raising the count of
+   * {@code partitions}, where the group's rows lie.
+   *
+   * @return how many were revived
+   */
+  int reviveDeadGroup(String outbox, String groupKey, List<Integer> partitions);
 
   /**
    * Deletes a message; with {@code releaseGroup}, its group's held rows become ready (it was the

@@ -100,16 +100,21 @@ public class JpaAdminStore implements AdminStore {
   }
 
   @Override
-  public int reviveDead(String outbox, Long id) {
+  public int reviveDead(String outbox) {
     sql.update(Sql.MARK_REPAIR_ALL, "outbox", outbox);
-    return id == null
-        ? sql.update(Sql.REVIVE_ALL_DEAD, "outbox", outbox)
-        : sql.update(Sql.REVIVE_DEAD, "outbox", outbox, "id", id);
+    return sql.update(Sql.REVIVE_ALL_DEAD, "outbox", outbox);
   }
 
   @Override
-  public int reviveDeadGroup(String outbox, String groupKey) {
-    sql.update(Sql.MARK_REPAIR_ALL, "outbox", outbox);
+  public void reviveDead(StoredMessage message) {
+    repairing(message.outbox(), message.partition());
+    sql.update(Sql.REVIVE_DEAD, "outbox", message.outbox(), "id", message.id());
+  }
+
+  @Override
+  public int reviveDeadGroup(String outbox, String groupKey, List<Integer> partitions) {
+    // In partition order, as MARK_REPAIR_ALL locks them.
+    partitions.stream().sorted().forEach(p -> repairing(outbox, p));
     return sql.update(Sql.REVIVE_DEAD_GROUP, "outbox", outbox, "group", groupKey);
   }
 

@@ -103,6 +103,9 @@ public final class PartitionWorker implements Runnable {
         drain();
       } while (wakeRequested.get() && !stopped);
     } catch (RuntimeException e) {
+      // A read or completion that failed may have committed all the same (a connection lost
+      // while the commit was answered), having made rows ready below the start.
+      start = ReadStart.FIRST_ROW;
       LOG.log(
           Level.WARNING,
           "OUTBOXER-3001 worker of outbox " + outbox.name() + " partition " + partition + " failed",

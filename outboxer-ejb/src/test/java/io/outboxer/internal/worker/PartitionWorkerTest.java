@@ -158,6 +158,29 @@ class PartitionWorkerTest {
   }
 
   @Test
+  void aReadThatFailedIsFollowedByOneFromTheFirstRow() {
+    for (long id = 1; id <= 100; id++) {
+      store.add(id, "g");
+    }
+    PartitionWorker worker = worker(0, confirmAll, new NodeShare(1));
+    worker.run();
+    // A read that promoted a head below the start, committed, and failed as its commit was
+    // answered.
+    store.add(5, "g");
+    store.onRead =
+        () -> {
+          store.onRead = () -> {};
+          throw new IllegalStateException("connection lost during the commit");
+        };
+
+    worker.run();
+    worker.run();
+
+    assertThat(store.readsFrom).containsExactly(0L, 101L, 0L, 6L);
+    assertThat(delivered).last().isEqualTo(List.of(5L));
+  }
+
+  @Test
   void theLeaseIsRenewedOnceAThirdOfItsTtlHasPassedAndNotBefore() {
     PartitionWorker worker = worker(0, confirmAll, new NodeShare(1));
     worker.run();
