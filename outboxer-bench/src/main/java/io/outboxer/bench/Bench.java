@@ -17,7 +17,8 @@ import java.util.concurrent.Callable;
  * bench.w3.backlog} (800000: W3, sized for a drain of at least 30 s with the transaction open),
  * {@code bench.budget.minutes} (12: scenarios that would start later are left out, and the report
  * says so), {@code bench.only} (the scenarios to run, comma-separated: P1, P1t, profile, P5, P2,
- * P3, W1, W2, W3, P4; all when empty).
+ * P3, W1, W2, W3, P4; all when empty), {@code bench.require} (scenarios whose targets must hold:
+ * the run fails, after writing its report, when one of them missed its target or was not measured).
  */
 public final class Bench {
 
@@ -92,5 +93,11 @@ public final class Bench {
     report.write(out);
     System.out.println(report.table());
     System.out.println("bench: wrote " + out.resolve("bench.json") + " and bench.png");
+    String required = System.getProperty("bench.require", "");
+    List<String> unmet =
+        required.isBlank() ? List.of() : report.unmet(List.of(required.split(",")));
+    if (!unmet.isEmpty()) {
+      throw new IllegalStateException("bench: required targets not met: " + unmet);
+    }
   }
 }

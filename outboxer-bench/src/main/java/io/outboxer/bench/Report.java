@@ -60,6 +60,24 @@ final class Report {
     return t.toString();
   }
 
+  /**
+   * Of the scenario ids {@code required}, those without a row whose target holds (left out, failed,
+   * or missed), each with why.
+   */
+  List<String> unmet(List<String> required) {
+    List<String> unmet = new ArrayList<>();
+    for (String id : required) {
+      List<Result> rows = results.stream().filter(r -> r.id().equals(id)).toList();
+      if (rows.isEmpty()) {
+        unmet.add(id + " (not measured)");
+      }
+      rows.stream()
+          .filter(r -> !Boolean.TRUE.equals(r.met()))
+          .forEach(r -> unmet.add(id + " (" + r.title() + ": ratio " + r.ratio() + ")"));
+    }
+    return unmet;
+  }
+
   void note(String note) {
     notes.add(note);
     System.out.println("note: " + note);
