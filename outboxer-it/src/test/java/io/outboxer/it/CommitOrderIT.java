@@ -331,6 +331,7 @@ class CommitOrderIT {
     await().atMost(Duration.ofSeconds(5)).until(() -> delivered(group).equals(List.of(behind)));
     await()
         .atMost(Duration.ofSeconds(5))
+        .pollInSameThread()
         .until(
             () -> Sql.number("select count(*) from outboxer_message where id = ?", open.id()) == 0);
   }
