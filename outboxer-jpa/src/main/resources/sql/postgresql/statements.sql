@@ -61,6 +61,13 @@ select distinct on (p.k2) p.k2, (i.k1 << 32) | i.k2, p.pid,
  where p.k1 = cast(cast(cast(:space as integer) as oid) as bigint)
  order by p.k2, (i.k1 << 32) | i.k2
 
+-- The batch read's transaction commits without waiting for its WAL to reach the disk (ADR 0015).
+-- What it writes (the lease row's lock, promoted retries, held or released rows) is done again by
+-- the next read if a crash of the database loses it, and a later transaction that flushes (the
+-- batch's completion, any publish) flushes it first: the WAL is one sequence.
+-- name: READ_COMMITS_UNFLUSHED
+select set_config('synchronous_commit', 'off', true)
+
 -- name: PROMOTE_DUE
 update outboxer_message set state = 0
  where outbox = :outbox and partition_no = :partition and state = 3

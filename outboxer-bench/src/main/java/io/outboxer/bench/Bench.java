@@ -12,7 +12,8 @@ import java.util.concurrent.Callable;
  * broker, the Liberty server with the demo EAR, whose default outbox relays to that broker in 8
  * partitions), runs the scenarios, and writes the table, {@code bench.json} and {@code bench.png}.
  *
- * <p>Settings (system properties): {@code bench.backlog} (P1, P4 and W1, default 50000), {@code
+ * <p>Settings (system properties): {@code bench.p1.backlog} (P1's measured drains, default
+ * 1000000), {@code bench.backlog} (P1's warm-up, P1t, P4 and W1, default 50000), {@code
  * bench.groups} (10000), {@code bench.repetitions} (3), {@code bench.p5.large} (1000000), {@code
  * bench.w3.backlog} (800000: W3, sized for a drain of at least 30 s with the transaction open),
  * {@code bench.budget.minutes} (12: scenarios that would start later are left out, and the report

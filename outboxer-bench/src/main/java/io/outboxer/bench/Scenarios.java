@@ -24,6 +24,7 @@ final class Scenarios {
   private final int budgetMinutes;
   private final int reps = Integer.getInteger("bench.repetitions", 3);
   private final int backlog = Integer.getInteger("bench.backlog", 50_000);
+  private final int drainBacklog = Integer.getInteger("bench.p1.backlog", 1_000_000);
   private final int groups = Integer.getInteger("bench.groups", 10_000);
   private final int large = Integer.getInteger("bench.p5.large", 1_000_000);
   private final int heldBacklog = Integer.getInteger("bench.w3.backlog", 800_000);
@@ -103,13 +104,13 @@ final class Scenarios {
     List<Drains.Run> product = new ArrayList<>();
     List<Drains.Run> limit = new ArrayList<>();
     for (int r = 0; r < reps; r++) {
-      product.add(drains.product(backlog));
-      limit.add(drains.limit(backlog, LimitPipeline.Mode.PLAIN));
+      product.add(drains.product(drainBacklog));
+      limit.add(drains.limit(drainBacklog, LimitPipeline.Mode.PLAIN));
     }
     report.add(
         new Result(
             "P1",
-            "drain " + backlog + " msgs, " + groups + " groups -> Kafka",
+            "drain " + drainBacklog + " msgs, " + groups + " groups -> Kafka",
             "limit pipeline",
             true,
             figure("msg/s", product, Drains.Run::perSecond),

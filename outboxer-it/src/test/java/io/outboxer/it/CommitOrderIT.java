@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.outboxer.Outbox;
 import io.outboxer.internal.health.OutboxerReadiness;
 import io.outboxer.internal.rules.BatchOutcome;
+import io.outboxer.internal.rules.Completion;
 import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.Partitioner;
 import io.outboxer.internal.rules.RetryPolicy;
@@ -25,6 +26,7 @@ import io.outboxer.it.support.ItEvents;
 import io.outboxer.it.support.KafkaRecords;
 import io.outboxer.it.support.OpenTransaction;
 import io.outboxer.it.support.Sql;
+import io.outboxer.it.support.TransactionSetting;
 import io.outboxer.it.support.Writers;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
@@ -84,6 +86,7 @@ class CommitOrderIT {
   @Inject UserTransaction tx;
   @Inject MessageStore store;
   @Inject LeaseStore leases;
+  @Inject TransactionSetting setting;
   @Inject @Readiness OutboxerReadiness readiness;
 
   private final String run = "commit-" + UUID.randomUUID() + "-";
@@ -382,6 +385,47 @@ class CommitOrderIT {
     assertThat(store.nextBatch(lease, Ordering.GROUP, 500, true, start).orElseThrow().envelopes())
         .hasSize(100);
     Sql.update("delete from outboxer_message where outbox = ?", outbox);
+  }
+
+  /**
+   * The batch read's transaction commits without waiting for the WAL flush (ADR 0015). The setting
+   * is the transaction's own: the completion, which records the deliveries, flushes as every
+   * transaction does.
+   */
+  @Test
+  @Order(9)
+  void onlyTheBatchReadCommitsWithoutWaitingForTheWalFlush() throws Exception {
+    String outbox = "it-flush-" + UUID.randomUUID().toString().substring(0, 8);
+    leases.createLeases(outbox, 1);
+    Lease lease = leases.acquire(outbox, 0, "flush-test", Duration.ofMinutes(10)).orElseThrow();
+    Sql.update(
+        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
+            + " values (?, 0, 'g', 'T', '{}')",
+        outbox);
+    List<Envelope> read;
+    tx.begin();
+    try {
+      assertThat(setting.of("synchronous_commit")).as("before the read").isEqualTo("on");
+      read =
+          store
+              .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+              .orElseThrow()
+              .envelopes();
+      assertThat(setting.of("synchronous_commit")).as("after the read").isEqualTo("off");
+    } finally {
+      tx.commit();
+    }
+    assertThat(read).hasSize(1);
+    tx.begin();
+    try {
+      Completion delivered = new Completion(List.of(read.get(0).id()), List.of(), List.of());
+      assertThat(store.complete(lease, delivered)).isTrue();
+      assertThat(setting.of("synchronous_commit")).as("in the completion").isEqualTo("on");
+    } finally {
+      tx.commit();
+    }
+    assertThat(Sql.number("select count(*) from outboxer_message where outbox = ?", outbox))
+        .isZero();
   }
 
   /** The store's read of partition 0 from {@code from} on (the first row when 0), as SQL. */

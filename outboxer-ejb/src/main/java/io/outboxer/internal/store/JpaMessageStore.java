@@ -53,6 +53,9 @@ public class JpaMessageStore implements MessageStore {
     String outbox = lease.outbox();
     int partition = lease.partition();
     boolean bounded = afterWriters && sql.has(Sql.IN_FLIGHT);
+    if (sql.has(Sql.READ_COMMITS_UNFLUSHED)) {
+      sql.column(Sql.READ_COMMITS_UNFLUSHED);
+    }
     // Read before the rows, which the statements below then see as of after this look.
     long bound = bounded ? inFlightBound(outbox, partition) : Long.MAX_VALUE;
     if (sql.updateFenced(Sql.FENCE, lease) != 1) {
@@ -71,13 +74,14 @@ public class JpaMessageStore implements MessageStore {
     }
     if (ordering == Ordering.TOTAL
         && !sql.column(Sql.HEAD_WAITS, "outbox", outbox, "partition", partition).isEmpty()) {
-      return Optional.of(new ReadBatch(List.of(), new ReadStart(from, repairs)));
+      return Optional.of(new ReadBatch(List.of(), new ReadStart(from, repairs), false));
     }
     while (true) {
       List<Envelope> read = readReady(outbox, partition, ordering, batchSize, from, bound);
       ReadStart used = new ReadStart(from, repairs);
+      boolean full = read.size() == batchSize;
       if (ordering != Ordering.GROUP) {
-        return Optional.of(new ReadBatch(read, used));
+        return Optional.of(new ReadBatch(read, used, full));
       }
       Map<String, BlockedGroups.Heads> heads = heads(lease, read);
       List<String> orphaned = BlockedGroups.orphaned(heads);
@@ -95,7 +99,7 @@ public class JpaMessageStore implements MessageStore {
       // A batch made only of rows behind blocked heads is held and read past at once, rather than
       // ending the worker's run with ready rows still behind them.
       if (!split.onlyHeld()) {
-        return Optional.of(new ReadBatch(split.free(), used));
+        return Optional.of(new ReadBatch(split.free(), used, full));
       }
     }
   }

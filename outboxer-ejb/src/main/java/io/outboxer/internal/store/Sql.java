@@ -22,6 +22,11 @@ public enum Sql {
   IN_FLIGHT(true),
   /** Per partition, the smallest id in flight and its transaction (ADR 0010). */
   OLDEST_IN_FLIGHT(true),
+  /**
+   * Lets the batch read's transaction commit without waiting for the WAL flush (ADR 0015); absent
+   * where every commit flushes.
+   */
+  READ_COMMITS_UNFLUSHED(true),
   PROMOTE_DUE,
   HEAD_WAITS,
   READ_READY,

@@ -150,8 +150,15 @@ public final class PartitionWorker implements Runnable {
       outage.answered();
       BatchOutcome outcome = BatchOutcome.decide(batch, report);
       Completion completion = retryPolicy.complete(outcome);
+      boolean allDeleted =
+          completion.failures().isEmpty()
+              && completion.release().isEmpty()
+              && completion.delete().size() == batch.size();
       if (messages.complete(lease, completion)) {
-        start = nextStart(batch, completion);
+        // Past the batch when its rows were all deleted, as none of them can become ready again
+        // by this worker; otherwise from the first row, where the rows it failed, released or
+        // left pending lie.
+        start = allDeleted ? start.past(batch.get(batch.size() - 1).id()) : start.fromFirstRow();
         events.completed(
             completion.delete().size(),
             completion.failures().size(),
@@ -165,20 +172,13 @@ public final class PartitionWorker implements Runnable {
       if (outcome.confirmed().isEmpty() && outcome.failed().isEmpty()) {
         return; // the relay reported nothing: try again at the next wake-up or poll
       }
+      if (allDeleted && !read.get().full()) {
+        // The read found every ready row and all went out: a read now would find nothing that a
+        // wake-up (a commit of this server) or the poll (retries, other servers) would not
+        // announce.
+        return;
+      }
     }
-  }
-
-  /**
-   * Where the read after {@code batch} may start: past it when its rows were all deleted, as none
-   * of them can become ready again by this worker; otherwise from the first row, where the rows it
-   * failed, released or left pending lie.
-   */
-  private ReadStart nextStart(List<Envelope> batch, Completion completion) {
-    boolean allDeleted =
-        completion.failures().isEmpty()
-            && completion.release().isEmpty()
-            && completion.delete().size() == batch.size();
-    return allDeleted ? start.past(batch.get(batch.size() - 1).id()) : start.fromFirstRow();
   }
 
   /**

@@ -132,7 +132,8 @@ final class InMemoryStore implements MessageStore, LeaseStore {
     if (batch.isEmpty()) {
       emptyReads.incrementAndGet();
     }
-    return Optional.of(new ReadBatch(batch, new ReadStart(from, repairs)));
+    return Optional.of(
+        new ReadBatch(batch, new ReadStart(from, repairs), batch.size() == batchSize));
   }
 
   @Override
