@@ -114,9 +114,13 @@ update outboxer_lease set epoch = epoch
  where outbox = :outbox and partition_no = :partition and owner = :owner and epoch = :epoch
    and expires_at > (extract(epoch from now()) * 1000)::bigint
 
--- The partition's repair count, read under the lease's row lock (after FENCE).
--- name: REPAIRS
-select repairs from outboxer_lease where outbox = :outbox and partition_no = :partition
+-- FENCE for a batch read that starts past its last batch (ADR 0014): it also returns the
+-- partition's repair count, read under the row lock it takes.
+-- name: READ_FENCE
+update outboxer_lease set epoch = epoch
+ where outbox = :outbox and partition_no = :partition and owner = :owner and epoch = :epoch
+   and expires_at > (extract(epoch from now()) * 1000)::bigint
+returning repairs
 
 -- name: DELETE_ROWS
 delete from outboxer_message

@@ -6,7 +6,7 @@
 -- SQLite has one writer at a time, so id order is commit order: publishers need no lock and
 -- workers need not look for transactions in flight (no GROUP_LOCK, ANNOUNCE, PARTITION_LOCK,
 -- LAST_ID, IN_FLIGHT or OLDEST_IN_FLIGHT statement), and so always read from a partition's first
--- ready row (no READ_READY_FROM or REPAIRS statement). A batch read commits as every transaction
+-- ready row (no READ_READY_FROM or READ_FENCE statement). A batch read commits as every transaction
 -- does (no READ_COMMITS_UNFLUSHED statement).
 
 -- name: PROMOTE_DUE

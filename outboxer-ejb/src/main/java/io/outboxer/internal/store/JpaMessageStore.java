@@ -58,16 +58,20 @@ public class JpaMessageStore implements MessageStore {
     }
     // Read before the rows, which the statements below then see as of after this look.
     long bound = bounded ? inFlightBound(outbox, partition) : Long.MAX_VALUE;
-    if (sql.updateFenced(Sql.FENCE, lease) != 1) {
+    // The lease's row lock, before any row is read. Under it, an operator's repair that raised the
+    // repair count has
+    // committed, and the rows it made ready are seen by the statements below; a later one waits for
+    // this read.
+    long repairs = -1;
+    if (bounded) {
+      List<Object> fenced = sql.columnFenced(Sql.READ_FENCE, lease);
+      if (fenced.isEmpty()) {
+        return Optional.empty();
+      }
+      repairs = ((Number) fenced.get(0)).longValue();
+    } else if (sql.updateFenced(Sql.FENCE, lease) != 1) {
       return Optional.empty();
     }
-    // Under the lease's row lock: an operator's repair that raised the count has committed, and
-    // the rows it made ready are seen by the statements below; a later one waits for this read.
-    long repairs =
-        bounded
-            ? ((Number) sql.column(Sql.REPAIRS, "outbox", outbox, "partition", partition).get(0))
-                .longValue()
-            : -1;
     long from = bounded && repairs == start.repairs() ? start.id() : 0;
     if (sql.update(Sql.PROMOTE_DUE, "outbox", outbox, "partition", partition) > 0) {
       from = 0;

@@ -43,12 +43,24 @@ public class NativeQueries {
    * {@code :outbox}, {@code :partition}, {@code :owner} and {@code :epoch}.
    */
   int updateFenced(Sql statement, Lease lease, Object... parameters) {
+    return fenced(statement, lease, parameters).executeUpdate();
+  }
+
+  /**
+   * As {@link #updateFenced}, for a statement that returns one column of the rows it changed: none
+   * when the lease is not valid.
+   */
+  @SuppressWarnings("unchecked")
+  List<Object> columnFenced(Sql statement, Lease lease, Object... parameters) {
+    return fenced(statement, lease, parameters).getResultList();
+  }
+
+  private Query fenced(Sql statement, Lease lease, Object... parameters) {
     return query(statement, parameters)
         .setParameter("outbox", lease.outbox())
         .setParameter("partition", lease.partition())
         .setParameter("owner", lease.owner())
-        .setParameter("epoch", lease.epoch())
-        .executeUpdate();
+        .setParameter("epoch", lease.epoch());
   }
 
   /** Runs a query of several columns. */

@@ -35,8 +35,11 @@ public enum Sql {
   BLOCKED_FROM,
   HOLD_ROWS,
   FENCE,
-  /** A partition's repair count (ADR 0014); absent where reads always start at the first row. */
-  REPAIRS(true),
+  /**
+   * FENCE that also returns the partition's repair count (ADR 0014); absent where reads always
+   * start at the first row.
+   */
+  READ_FENCE(true),
   DELETE_ROWS,
   FAIL_DEAD,
   FAIL_RETRY,
