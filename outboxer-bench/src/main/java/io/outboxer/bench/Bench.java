@@ -24,7 +24,7 @@ import java.util.concurrent.Callable;
 public final class Bench {
 
   static final int PARTITIONS = 8;
-  static final int BATCH_SIZE = 500;
+  static final int BATCH_SIZE = 1000;
   static final String TOPIC = "outboxer-bench";
   static final String DIRECT_TOPIC = "bench-direct";
 

@@ -28,8 +28,9 @@ import java.util.logging.Logger;
 
 /**
  * Delivers one partition of one outbox while this server holds the partition's lease. Each run
- * drains the partition batch by batch (read, relay, complete) until it is empty or the lease is
- * gone. Runs never overlap: a wake-up that arrives during a run makes the run go round once more.
+ * drains the partition batch by batch (read, relay, complete) until a read found and delivered all
+ * that was ready, or the lease is gone. Runs never overlap: a wake-up that arrives during a run
+ * makes the run go round once more.
  */
 public final class PartitionWorker implements Runnable {
 
