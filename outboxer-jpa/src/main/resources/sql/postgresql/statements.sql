@@ -139,11 +139,6 @@ update outboxer_message
        next_attempt_at = (extract(epoch from now()) * 1000)::bigint + :delay
  where id = :id and state = 0
 
--- name: HOLD_GROUP
-update outboxer_message set state = 1
- where outbox = :outbox and partition_no = :partition and group_key = :group and state = 0
-   and id > :head
-
 -- name: RELEASE_GROUP
 update outboxer_message set state = 0
  where outbox = :outbox and partition_no = :partition and group_key = :group and state = 1

@@ -62,11 +62,6 @@ update outboxer_message
        next_attempt_at = cast(unixepoch('subsec') * 1000 as integer) + :delay
  where id = :id and state = 0
 
--- name: HOLD_GROUP
-update outboxer_message set state = 1
- where outbox = :outbox and partition_no = :partition and group_key = :group and state = 0
-   and id > :head
-
 -- name: RELEASE_GROUP
 update outboxer_message set state = 0
  where outbox = :outbox and partition_no = :partition and group_key = :group and state = 1

@@ -15,10 +15,11 @@ public record Completion(List<Long> delete, List<String> release, List<Failure> 
 
   /** What happens to a message's group once its failure is recorded. */
   public enum GroupEffect {
-    /** Nothing: the group is not ordered, or already held. */
+    /**
+     * Nothing: the group is not ordered, or the message waits for its retry (the batch reads hold
+     * its group's rows as they meet them).
+     */
     NONE,
-    /** The group's ready rows behind the message are held: the group just became blocked. */
-    HOLD,
     /** The group's held rows become ready: the message died, the group moves on. */
     RELEASE
   }

@@ -10,7 +10,7 @@ import java.util.Set;
 /**
  * What an outbox does with a failed message (spec: "When a message fails"): retry it after an
  * exponential backoff, or, after {@code maxAttempts} failures, let it die; and, with group
- * ordering, hold its group while it waits and release the group once it is confirmed or dead.
+ * ordering, release the rows held behind it once it is confirmed or dead.
  *
  * @param ordering the outbox's ordering
  * @param maxAttempts failed attempts after which a message is dead; 0 retries forever
@@ -41,15 +41,10 @@ public record RetryPolicy(
       Envelope e = f.envelope();
       boolean dead = !retriesForever() && e.attempt() >= maxAttempts;
       Completion.GroupEffect effect = Completion.GroupEffect.NONE;
-      if (grouped && e.groupKey() != null) {
-        if (dead) {
-          effect = Completion.GroupEffect.RELEASE;
-        } else if (e.attempt() == 1) {
-          // The group becomes blocked: its ready rows are held now, once. Rows that arrive later
-          // (or
-          // a head that fails again) are held by the batch read as it meets them.
-          effect = Completion.GroupEffect.HOLD;
-        }
+      if (grouped && e.groupKey() != null && dead) {
+        // The group moves on. While its head waits, the batch reads hold its rows as they meet
+        // them (ADR 0002), a bounded number per read.
+        effect = Completion.GroupEffect.RELEASE;
       }
       Duration retryAfter = dead ? null : Backoff.after(e.attempt(), backoffMin, backoffMax);
       failures.add(new Completion.Failure(e.id(), e.groupKey(), f.reason(), retryAfter, effect));

@@ -23,6 +23,9 @@ public class JpaMessageStore implements MessageStore {
   /** The longest last error kept ({@code outboxer_message.last_error}). */
   static final int MAX_ERROR = 4000;
 
+  /** The most reads of rows that all had to be held, per batch read's transaction. */
+  static final int HELD_READS_PER_TRANSACTION = 10;
+
   @Inject private NativeQueries sql;
 
   @Override
@@ -80,6 +83,7 @@ public class JpaMessageStore implements MessageStore {
         && !sql.column(Sql.HEAD_WAITS, "outbox", outbox, "partition", partition).isEmpty()) {
       return Optional.of(new ReadBatch(List.of(), new ReadStart(from, repairs), false));
     }
+    int heldReads = 0;
     while (true) {
       List<Envelope> read = readReady(outbox, partition, ordering, batchSize, from, bound);
       ReadStart used = new ReadStart(from, repairs);
@@ -100,10 +104,19 @@ public class JpaMessageStore implements MessageStore {
       if (!split.hold().isEmpty()) {
         sql.update(Sql.HOLD_ROWS, "ids", NativeQueries.jsonArray(split.hold()));
       }
-      // A batch made only of rows behind blocked heads is held and read past at once, rather than
-      // ending the worker's run with ready rows still behind them.
       if (!split.onlyHeld()) {
         return Optional.of(new ReadBatch(split.free(), used, full));
+      }
+      // A batch made only of rows behind blocked heads is held and read past at once, rather than
+      // ending the worker's run with ready rows still behind them: past them by position where the
+      // database can start a read there. After a bounded number of such reads the transaction
+      // ends with an empty batch that asks to be read on, so that holding a long blocked group
+      // never makes one long transaction.
+      if (sql.has(Sql.READ_READY_FROM)) {
+        from = read.get(read.size() - 1).id() + 1;
+      }
+      if (++heldReads == HELD_READS_PER_TRANSACTION) {
+        return Optional.of(new ReadBatch(List.of(), new ReadStart(from, repairs), true));
       }
     }
   }
@@ -241,17 +254,6 @@ public class JpaMessageStore implements MessageStore {
                   Sql.FAIL_RETRY, "error", error, "delay", f.retryAfter().toMillis(), "id", f.id());
       if (updated == 1 && f.groupEffect() == Completion.GroupEffect.RELEASE) {
         releaseGroup(lease, f.groupKey());
-      } else if (updated == 1 && f.groupEffect() == Completion.GroupEffect.HOLD) {
-        sql.update(
-            Sql.HOLD_GROUP,
-            "outbox",
-            lease.outbox(),
-            "partition",
-            lease.partition(),
-            "group",
-            f.groupKey(),
-            "head",
-            f.id());
       }
     }
     return true;

@@ -43,7 +43,6 @@ public enum Sql {
   DELETE_ROWS,
   FAIL_DEAD,
   FAIL_RETRY,
-  HOLD_GROUP,
   RELEASE_GROUP,
   RELEASE_OUTBOX_HELD,
   /** Raises a partition's repair count, waiting for its worker's transaction (ADR 0014). */

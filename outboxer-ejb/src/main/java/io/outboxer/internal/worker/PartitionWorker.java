@@ -129,6 +129,9 @@ public final class PartitionWorker implements Runnable {
       }
       start = read.get().start();
       List<Envelope> batch = read.get().envelopes();
+      if (batch.isEmpty() && read.get().full()) {
+        continue; // the read held rows behind blocked heads and ended its transaction: read on
+      }
       if (batch.isEmpty() || deadline.passed()) {
         return; // nothing due, or the read used the call's time up: the next run reads again
       }

@@ -24,7 +24,7 @@ class RetryPolicyTest {
   }
 
   @Test
-  void aFirstFailureWaitsTheMinimumAndHoldsItsGroupAConfirmedRetryReleasesIt() {
+  void aFirstFailureWaitsTheMinimumAndAConfirmedRetryReleasesItsGroup() {
     RetryPolicy policy = new RetryPolicy(Ordering.GROUP, 0, MIN, MAX);
     List<Envelope> batch = List.of(e(1, "a", 1), e(2, "b", 3), e(3, null, 1), e(4, "c", 1));
     DeliveryReport report =
@@ -36,12 +36,12 @@ class RetryPolicyTest {
     assertThat(completion.release()).as("b's head had failed before").containsExactly("b");
     assertThat(completion.failures())
         .containsExactly(
-            new Failure(1, "a", "no", MIN, GroupEffect.HOLD),
+            new Failure(1, "a", "no", MIN, GroupEffect.NONE),
             new Failure(3, null, "no", MIN, GroupEffect.NONE));
   }
 
   @Test
-  void aFailingHeadBacksOffExponentiallyWithoutHoldingAgainAndDiesAtMaxAttempts() {
+  void aFailingHeadBacksOffExponentiallyAndDiesAtMaxAttemptsReleasingItsGroup() {
     RetryPolicy policy = new RetryPolicy(Ordering.GROUP, 3, MIN, MAX);
     List<Envelope> batch = List.of(e(1, "a", 2), e(2, "b", 3));
     DeliveryReport report = DeliveryReport.builder().failed(1, "x").failed(2, "y").build();

@@ -56,6 +56,12 @@ final class InMemoryStore implements MessageStore, LeaseStore {
 
   private long repairs;
 
+  /**
+   * Reads still to answer as a store whose read only held rows (behind blocked heads) and ended its
+   * transaction: an empty batch that asks to be read on.
+   */
+  int onlyHeldReads;
+
   /** Runs at every batch read: a test moves its clock here to make reads slow. */
   Runnable onRead = () -> {};
 
@@ -105,6 +111,10 @@ final class InMemoryStore implements MessageStore, LeaseStore {
     onRead.run();
     long from = afterWriters && start.repairs() == repairs ? start.id() : 0;
     readsFrom.add(from);
+    if (onlyHeldReads > 0) {
+      onlyHeldReads--;
+      return Optional.of(new ReadBatch(List.of(), new ReadStart(from, repairs), true));
+    }
     String outbox = lease.outbox();
     int partition = lease.partition();
     List<Envelope> batch = new ArrayList<>();

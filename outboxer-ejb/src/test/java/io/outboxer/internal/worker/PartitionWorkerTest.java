@@ -157,6 +157,20 @@ class PartitionWorkerTest {
   }
 
   @Test
+  void aReadThatOnlyHeldRowsIsFollowedByAnotherInTheSameRun() {
+    for (long id = 1; id <= 30; id++) {
+      store.add(id, "g" + id);
+    }
+    store.onlyHeldReads = 2;
+
+    worker(0, confirmAll, new NodeShare(1)).run();
+
+    assertThat(store.readsFrom).hasSize(3);
+    assertThat(delivered).containsExactly(LongStream.rangeClosed(1, 30).boxed().toList());
+    assertThat(store.rows).isEmpty();
+  }
+
+  @Test
   void aRowMadeReadyBelowTheStartIsReadOnceARepairRaisedTheCount() {
     for (long id = 1; id <= 100; id++) {
       store.add(id, "g");
