@@ -62,9 +62,8 @@ public class JpaMessageStore implements MessageStore {
     // Read before the rows, which the statements below then see as of after this look.
     long bound = bounded ? inFlightBound(outbox, partition) : Long.MAX_VALUE;
     // The lease's row lock, before any row is read. Under it, an operator's repair that raised the
-    // repair count has
-    // committed, and the rows it made ready are seen by the statements below; a later one waits for
-    // this read.
+    // repair count has committed, and the rows it made ready are seen by the statements below; a
+    // later one waits for this read.
     long repairs = -1;
     if (bounded) {
       List<Object> fenced = sql.columnFenced(Sql.READ_FENCE, lease);
