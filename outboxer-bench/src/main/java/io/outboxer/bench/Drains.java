@@ -253,8 +253,13 @@ final class Drains {
 
   /** The average of each component's cores over {@code runs}. */
   static Map<String, Double> averageCores(List<Run> runs) {
+    return averageOf(runs.stream().map(Run::cores).toList());
+  }
+
+  /** The average of each component's cores over {@code samples}. */
+  static Map<String, Double> averageOf(List<Map<String, Double>> samples) {
     Map<String, Double> sum = new LinkedHashMap<>();
-    runs.forEach(r -> r.cores().forEach((k, v) -> sum.merge(k, v / runs.size(), Double::sum)));
+    samples.forEach(c -> c.forEach((k, v) -> sum.merge(k, v / samples.size(), Double::sum)));
     sum.replaceAll((k, v) -> Math.round(v * 100) / 100.0);
     return sum;
   }

@@ -36,9 +36,11 @@ final class LoadScenarios {
       requests.businessTransactions(clients, false, warmUp);
       List<Requests.Load> with = new ArrayList<>();
       List<Requests.Load> without = new ArrayList<>();
+      List<Map<String, Double>> withCores = new ArrayList<>();
+      List<Map<String, Double>> withoutCores = new ArrayList<>();
       for (int r = 0; r < reps; r++) {
-        with.add(requests.businessTransactions(clients, true, run));
-        without.add(requests.businessTransactions(clients, false, run));
+        with.add(measured(clients, true, run, withCores));
+        without.add(measured(clients, false, run, withoutCores));
       }
       if (clients == 8) {
         publishCapacity = figure("tx/s", with, Requests.Load::perSecond).median();
@@ -56,7 +58,11 @@ final class LoadScenarios {
               figure("tx/s", without, Requests.Load::perSecond),
               0.9,
               note,
-              Map.of()));
+              Map.of(
+                  "product",
+                  Drains.averageOf(withCores),
+                  "reference",
+                  Drains.averageOf(withoutCores))));
       report.add(
           new Result(
               "P2",
@@ -80,6 +86,18 @@ final class LoadScenarios {
               note,
               Map.of()));
     }
+  }
+
+  /**
+   * One run of business transactions; the cores each process used meanwhile go to {@code cores}.
+   */
+  private Requests.Load measured(
+      int clients, boolean publish, Duration run, List<Map<String, Double>> cores)
+      throws Exception {
+    CpuMeter.Sample before = rig.meter().sample();
+    Requests.Load load = requests.businessTransactions(clients, publish, run);
+    cores.add(CpuMeter.cores(before, rig.meter().sample()));
+    return load;
   }
 
   void p3() throws Exception {
