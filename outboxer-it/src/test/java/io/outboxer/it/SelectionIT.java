@@ -185,6 +185,43 @@ class SelectionIT {
     Sql.update("delete from outboxer_message where outbox = ?", outbox);
   }
 
+  /**
+   * Where reads do not wait for writers (wait-for-writers=false, serialize-writes), a lower id can
+   * commit after a higher one was read: a read that only held rows reads on from the first row, not
+   * from past the rows it held, so that a writer that committed meanwhile is not read past.
+   */
+  @Test
+  void aReadThatDoesNotWaitForWritersReadsOnFromTheFirstRowAfterHoldingRows() throws Exception {
+    String outbox = "it-unbounded-" + UUID.randomUUID().toString().substring(0, 8);
+    RetryPolicy policy =
+        new RetryPolicy(Ordering.GROUP, 0, Duration.ofHours(1), Duration.ofHours(1));
+    leases.createLeases(outbox, 1);
+    Lease lease = leases.acquire(outbox, 0, "selection-test", Duration.ofMinutes(10)).orElseThrow();
+    long head = insert(outbox, "a");
+    Sql.update(
+        "with recursive s(g) as (select 1 union all select g + 1 from s where g < 1000)"
+            + " insert into outboxer_message (outbox, partition_no, group_key, message_type,"
+            + " payload) select ?, 0, 'a', 'T', '{}' from s",
+        outbox);
+    List<Envelope> first =
+        store
+            .nextBatch(lease, Ordering.GROUP, 100, false, ReadStart.FIRST_ROW)
+            .orElseThrow()
+            .envelopes();
+    assertThat(first.get(0).id()).isEqualTo(head);
+    DeliveryReport report = DeliveryReport.builder().failed(head, "down").build();
+    assertThat(store.complete(lease, policy.complete(BatchOutcome.decide(first, report)))).isTrue();
+
+    ReadBatch read =
+        store.nextBatch(lease, Ordering.GROUP, 100, false, ReadStart.FIRST_ROW).orElseThrow();
+
+    assertThat(read.envelopes()).isEmpty();
+    assertThat(read.full()).isTrue();
+    assertThat(held(outbox)).isEqualTo(1000);
+    assertThat(read.start().id()).as("where the next read starts: the first row").isZero();
+    Sql.update("delete from outboxer_message where outbox = ?", outbox);
+  }
+
   @Test
   void aChangedPartitionCountIsRefusedWhileTheOutboxHoldsRows() {
     String outbox = "it-resize-" + UUID.randomUUID().toString().substring(0, 8);

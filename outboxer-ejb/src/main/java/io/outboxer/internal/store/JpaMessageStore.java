@@ -107,11 +107,12 @@ public class JpaMessageStore implements MessageStore {
         return Optional.of(new ReadBatch(split.free(), used, full));
       }
       // A batch made only of rows behind blocked heads is held and read past at once, rather than
-      // ending the worker's run with ready rows still behind them: past them by position where the
-      // database can start a read there. After a bounded number of such reads the transaction
-      // ends with an empty batch that asks to be read on, so that holding a long blocked group
-      // never makes one long transaction.
-      if (sql.has(Sql.READ_READY_FROM)) {
+      // ending the worker's run with ready rows still behind them: past them by position where no
+      // row can commit below an id already read (ADR 0014; elsewhere a writer that committed
+      // meanwhile could have a lower id than a later writer of its group read next). After a
+      // bounded number of such reads the transaction ends with an empty batch that asks to be read
+      // on, so that holding a long blocked group never makes one long transaction.
+      if (bounded) {
         from = read.get(read.size() - 1).id() + 1;
       }
       if (++heldReads == HELD_READS_PER_TRANSACTION) {
