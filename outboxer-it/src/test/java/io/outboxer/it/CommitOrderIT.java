@@ -1,5 +1,6 @@
 package io.outboxer.it;
 
+import static io.outboxer.it.support.LeasedOutbox.HOURLY_RETRIES;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -10,7 +11,6 @@ import io.outboxer.internal.rules.BatchOutcome;
 import io.outboxer.internal.rules.Completion;
 import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.Partitioner;
-import io.outboxer.internal.rules.RetryPolicy;
 import io.outboxer.internal.store.Dialect;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
@@ -24,6 +24,7 @@ import io.outboxer.it.relay.Journal.Attempt;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
 import io.outboxer.it.support.KafkaRecords;
+import io.outboxer.it.support.LeasedOutbox;
 import io.outboxer.it.support.OpenTransaction;
 import io.outboxer.it.support.Sql;
 import io.outboxer.it.support.TransactionSetting;
@@ -347,11 +348,9 @@ class CommitOrderIT {
   @Test
   @Order(8)
   void aReadFromPastTheLastBatchSkipsTheRowsDeletedWhileATransactionStaysOpen() throws Exception {
-    String outbox = "it-dead-" + UUID.randomUUID().toString().substring(0, 8);
-    RetryPolicy policy =
-        new RetryPolicy(Ordering.GROUP, 0, Duration.ofHours(1), Duration.ofHours(1));
-    leases.createLeases(outbox, 1);
-    Lease lease = leases.acquire(outbox, 0, "selection-test", Duration.ofMinutes(10)).orElseThrow();
+    LeasedOutbox leased = LeasedOutbox.take(leases, "it-dead-", "commit-order-test");
+    String outbox = leased.name();
+    Lease lease = leased.lease();
     Sql.update(
         "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
             + " select ?, 0, 'g' || (g % 100), 'T', '{}' from generate_series(1, 20100) g"
@@ -367,7 +366,8 @@ class CommitOrderIT {
         DeliveryReport.Builder report = DeliveryReport.builder();
         read.forEach(e -> report.confirmed(e.id()));
         assertThat(
-                store.complete(lease, policy.complete(BatchOutcome.decide(read, report.build()))))
+                store.complete(
+                    lease, HOURLY_RETRIES.complete(BatchOutcome.decide(read, report.build()))))
             .isTrue();
         start = batch.start().past(read.get(read.size() - 1).id());
       }
@@ -395,13 +395,10 @@ class CommitOrderIT {
   @Test
   @Order(9)
   void onlyTheBatchReadCommitsWithoutWaitingForTheWalFlush() throws Exception {
-    String outbox = "it-flush-" + UUID.randomUUID().toString().substring(0, 8);
-    leases.createLeases(outbox, 1);
-    Lease lease = leases.acquire(outbox, 0, "flush-test", Duration.ofMinutes(10)).orElseThrow();
-    Sql.update(
-        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
-            + " values (?, 0, 'g', 'T', '{}')",
-        outbox);
+    LeasedOutbox leased = LeasedOutbox.take(leases, "it-flush-", "flush-test");
+    String outbox = leased.name();
+    Lease lease = leased.lease();
+    leased.insert("g");
     List<Envelope> read;
     tx.begin();
     try {

@@ -14,6 +14,7 @@ import io.outboxer.internal.store.ReadStart;
 import io.outboxer.internal.store.RowState;
 import io.outboxer.internal.store.StoredMessage;
 import io.outboxer.it.support.Deployments;
+import io.outboxer.it.support.LeasedOutbox;
 import io.outboxer.it.support.Sql;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
@@ -41,8 +42,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class FencingIT {
 
   private static final Duration TTL = Duration.ofMinutes(10);
-  private static final RetryPolicy GROUPED =
-      new RetryPolicy(Ordering.GROUP, 0, Duration.ofHours(1), Duration.ofHours(1));
+  private static final RetryPolicy GROUPED = LeasedOutbox.HOURLY_RETRIES;
 
   @Deployment
   static EnterpriseArchive deployment() {

@@ -1,10 +1,10 @@
 package io.outboxer.it;
 
+import static io.outboxer.it.support.LeasedOutbox.HOURLY_RETRIES;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxer.internal.rules.BatchOutcome;
 import io.outboxer.internal.rules.Ordering;
-import io.outboxer.internal.rules.RetryPolicy;
 import io.outboxer.internal.store.AdminStore;
 import io.outboxer.internal.store.Dialect;
 import io.outboxer.internal.store.Lease;
@@ -13,13 +13,13 @@ import io.outboxer.internal.store.MessageStore;
 import io.outboxer.internal.store.ReadBatch;
 import io.outboxer.internal.store.ReadStart;
 import io.outboxer.it.support.Deployments;
+import io.outboxer.it.support.LeasedOutbox;
 import io.outboxer.it.support.Sql;
 import io.outboxer.it.support.TableReads;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -58,11 +58,9 @@ class SelectionIT {
 
   @Test
   void aBatchReadsOnlyReadyRowsWhateverTheBacklogBehindABlockedGroup() throws Exception {
-    String outbox = "it-scan-" + UUID.randomUUID().toString().substring(0, 8);
-    RetryPolicy policy =
-        new RetryPolicy(Ordering.GROUP, 0, Duration.ofHours(1), Duration.ofHours(1));
-    leases.createLeases(outbox, 1);
-    Lease lease = leases.acquire(outbox, 0, "selection-test", Duration.ofMinutes(10)).orElseThrow();
+    LeasedOutbox leased = LeasedOutbox.take(leases, "it-scan-", "selection-test");
+    String outbox = leased.name();
+    Lease lease = leased.lease();
     String blocked = outbox + "-blocked";
     insertBacklog(outbox, blocked);
     assertThat(Sql.number("select count(*) from outboxer_message where outbox = ?", outbox))
@@ -77,7 +75,8 @@ class SelectionIT {
     assertThat(first).hasSize(100).allMatch(e -> blocked.equals(e.groupKey()));
     long head = first.get(0).id();
     DeliveryReport report = DeliveryReport.builder().failed(head, "down").build();
-    assertThat(store.complete(lease, policy.complete(BatchOutcome.decide(first, report)))).isTrue();
+    assertThat(store.complete(lease, HOURLY_RETRIES.complete(BatchOutcome.decide(first, report))))
+        .isTrue();
     assertThat(held(outbox)).isZero();
 
     // The reads hold the group's rows as they meet them, ten batches per transaction at most,
@@ -142,23 +141,22 @@ class SelectionIT {
   @Test
   void aRowThatARepairMadeReadyBelowWhereReadsStartGoesBeforeTheNewerRowsOfItsGroup()
       throws Exception {
-    String outbox = "it-start-" + UUID.randomUUID().toString().substring(0, 8);
-    RetryPolicy policy =
-        new RetryPolicy(Ordering.GROUP, 0, Duration.ofHours(1), Duration.ofHours(1));
-    leases.createLeases(outbox, 1);
-    Lease lease = leases.acquire(outbox, 0, "selection-test", Duration.ofMinutes(10)).orElseThrow();
-    long a1 = insert(outbox, "a");
-    long b1 = insert(outbox, "b");
+    LeasedOutbox leased = LeasedOutbox.take(leases, "it-start-", "selection-test");
+    String outbox = leased.name();
+    Lease lease = leased.lease();
+    long a1 = leased.insert("a");
+    long b1 = leased.insert("b");
     ReadBatch first =
         store.nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW).orElseThrow();
     assertThat(first.envelopes()).extracting(Envelope::id).containsExactly(a1, b1);
     DeliveryReport refused = DeliveryReport.builder().failed(a1, "refused").confirmed(b1).build();
     assertThat(
-            store.complete(lease, policy.complete(BatchOutcome.decide(first.envelopes(), refused))))
+            store.complete(
+                lease, HOURLY_RETRIES.complete(BatchOutcome.decide(first.envelopes(), refused))))
         .isTrue();
 
-    long a2 = insert(outbox, "a");
-    long b2 = insert(outbox, "b");
+    long a2 = leased.insert("a");
+    long b2 = leased.insert("b");
     ReadBatch second =
         store
             .nextBatch(lease, Ordering.GROUP, 10, true, first.start().fromFirstRow())
@@ -170,14 +168,14 @@ class SelectionIT {
     DeliveryReport confirmed = DeliveryReport.builder().confirmed(b2).build();
     assertThat(
             store.complete(
-                lease, policy.complete(BatchOutcome.decide(second.envelopes(), confirmed))))
+                lease, HOURLY_RETRIES.complete(BatchOutcome.decide(second.envelopes(), confirmed))))
         .isTrue();
     ReadStart past = second.start().past(b2);
 
     tx.begin();
     admin.discard(admin.find(outbox, a1).orElseThrow(), true);
     tx.commit();
-    long a3 = insert(outbox, "a");
+    long a3 = leased.insert("a");
 
     assertThat(store.nextBatch(lease, Ordering.GROUP, 10, true, past).orElseThrow().envelopes())
         .extracting(Envelope::id)
@@ -192,12 +190,10 @@ class SelectionIT {
    */
   @Test
   void aReadThatDoesNotWaitForWritersReadsOnFromTheFirstRowAfterHoldingRows() throws Exception {
-    String outbox = "it-unbounded-" + UUID.randomUUID().toString().substring(0, 8);
-    RetryPolicy policy =
-        new RetryPolicy(Ordering.GROUP, 0, Duration.ofHours(1), Duration.ofHours(1));
-    leases.createLeases(outbox, 1);
-    Lease lease = leases.acquire(outbox, 0, "selection-test", Duration.ofMinutes(10)).orElseThrow();
-    long head = insert(outbox, "a");
+    LeasedOutbox leased = LeasedOutbox.take(leases, "it-unbounded-", "selection-test");
+    String outbox = leased.name();
+    Lease lease = leased.lease();
+    long head = leased.insert("a");
     Sql.update(
         "with recursive s(g) as (select 1 union all select g + 1 from s where g < 1000)"
             + " insert into outboxer_message (outbox, partition_no, group_key, message_type,"
@@ -210,7 +206,8 @@ class SelectionIT {
             .envelopes();
     assertThat(first.get(0).id()).isEqualTo(head);
     DeliveryReport report = DeliveryReport.builder().failed(head, "down").build();
-    assertThat(store.complete(lease, policy.complete(BatchOutcome.decide(first, report)))).isTrue();
+    assertThat(store.complete(lease, HOURLY_RETRIES.complete(BatchOutcome.decide(first, report))))
+        .isTrue();
 
     ReadBatch read =
         store.nextBatch(lease, Ordering.GROUP, 100, false, ReadStart.FIRST_ROW).orElseThrow();
@@ -281,15 +278,6 @@ class SelectionIT {
   private static long held(String outbox) {
     return Sql.number(
         "select count(*) from outboxer_message where outbox = ? and state = 1", outbox);
-  }
-
-  private static long insert(String outbox, String group) {
-    Sql.update(
-        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
-            + " values (?, 0, ?, 'T', '{}')",
-        outbox,
-        group);
-    return Sql.number("select max(id) from outboxer_message where outbox = ?", outbox);
   }
 
   private long[] tableReads() {
