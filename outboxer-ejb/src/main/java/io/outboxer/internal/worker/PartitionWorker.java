@@ -92,27 +92,36 @@ public final class PartitionWorker implements Runnable {
             "outbox " + outbox.name() + " partition " + partition, retryPolicy, clock, outages);
   }
 
+  /**
+   * Drains the partition, or, when a run is under way, makes it go round once more. The request is
+   * recorded before the lock is tried, and a run looks for one again after it let the lock go: a
+   * wake-up that arrives while a run ends, after its last look and before its unlock, finds the
+   * lock taken and is served by that run's next look instead of waiting for the poll.
+   */
   @Override
   public void run() {
-    if (!running.tryLock()) {
-      wakeRequested.set(true);
-      return;
-    }
-    try {
-      do {
-        wakeRequested.set(false);
-        drain();
-      } while (wakeRequested.get() && !stopped);
-    } catch (RuntimeException e) {
-      // A read or completion that failed may have committed all the same (a connection lost
-      // while the commit was answered), having made rows ready below the start.
-      start = ReadStart.FIRST_ROW;
-      LOG.log(
-          Level.WARNING,
-          "OUTBOXER-3001 worker of outbox " + outbox.name() + " partition " + partition + " failed",
-          e);
-    } finally {
-      running.unlock();
+    wakeRequested.set(true);
+    while (!stopped && wakeRequested.get() && running.tryLock()) {
+      try {
+        while (!stopped && wakeRequested.getAndSet(false)) {
+          drain();
+        }
+      } catch (RuntimeException e) {
+        // A read or completion that failed may have committed all the same (a connection lost
+        // while the commit was answered), having made rows ready below the start.
+        start = ReadStart.FIRST_ROW;
+        LOG.log(
+            Level.WARNING,
+            "OUTBOXER-3001 worker of outbox "
+                + outbox.name()
+                + " partition "
+                + partition
+                + " failed",
+            e);
+        return; // the next wake-up or poll tries again
+      } finally {
+        running.unlock();
+      }
     }
   }
 
