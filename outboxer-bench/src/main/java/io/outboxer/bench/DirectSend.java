@@ -19,7 +19,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 /**
  * P3's reference, the floor of commit-to-broker latency: no outbox at all. At the same rate, commit
  * the same business insert by JDBC ({@code demo_payment}, autocommit), then at once send a record
- * with the same producer settings and flush; latency from the commit to the consumer's arrival.
+ * with the same producer settings and flush; latency from the commit to the consumer's arrival. Its
+ * transactional form (P3t) sends each record in a Kafka transaction of its own, as Outboxer's relay
+ * does at this rate: what the transaction alone adds to the latency.
  */
 final class DirectSend {
 
@@ -31,16 +33,28 @@ final class DirectSend {
     this.topic = topic;
   }
 
-  Requests.Latency latency(int perSecond, Duration duration) throws Exception {
+  /**
+   * @param transactional each record in a Kafka transaction of its own (one transactional producer
+   *     per sending thread), else all sent by one idempotent producer and flushed
+   */
+  Requests.Latency latency(int perSecond, Duration duration, boolean transactional)
+      throws Exception {
     int threads = 16;
     BlockingQueue<Connection> connections = new ArrayBlockingQueue<>(threads);
+    BlockingQueue<KafkaProducer<String, String>> producers = new ArrayBlockingQueue<>(threads);
     for (int i = 0; i < threads; i++) {
       connections.add(rig.db().connect());
     }
     ExecutorService senders = Executors.newFixedThreadPool(threads);
     AtomicLong ids = new AtomicLong();
-    try (Arrivals arrivals = new Arrivals(rig.kafka().bootstrapServers(), topic);
-        KafkaProducer<String, String> producer = rig.limit().producer(null)) {
+    try (Arrivals arrivals = new Arrivals(rig.kafka().bootstrapServers(), topic)) {
+      if (transactional) {
+        for (int i = 0; i < threads; i++) {
+          producers.add(rig.limit().producer("bench-direct-" + i));
+        }
+      } else {
+        producers.add(rig.limit().producer(null));
+      }
       List<Future<long[]>> sends = new ArrayList<>();
       long intervalNanos = 1_000_000_000L / perSecond;
       long count = duration.toNanos() / intervalNanos;
@@ -72,8 +86,22 @@ final class DirectSend {
                   record
                       .headers()
                       .add("outboxer-id", Long.toString(id).getBytes(StandardCharsets.UTF_8));
-                  producer.send(record);
-                  producer.flush();
+                  KafkaProducer<String, String> producer =
+                      transactional ? producers.take() : producers.peek();
+                  try {
+                    if (transactional) {
+                      producer.beginTransaction();
+                      producer.send(record);
+                      producer.commitTransaction();
+                    } else {
+                      producer.send(record);
+                      producer.flush();
+                    }
+                  } finally {
+                    if (transactional) {
+                      producers.add(producer);
+                    }
+                  }
                   return new long[] {id, committed};
                 }));
       }
@@ -87,6 +115,9 @@ final class DirectSend {
       senders.awaitTermination(10, TimeUnit.SECONDS);
       for (Connection c : connections) {
         c.close();
+      }
+      for (KafkaProducer<String, String> p : producers) {
+        p.close();
       }
     }
   }

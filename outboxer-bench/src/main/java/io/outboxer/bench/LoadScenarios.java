@@ -3,6 +3,7 @@ package io.outboxer.bench;
 import static io.outboxer.bench.Scenarios.NO_TARGET;
 import static io.outboxer.bench.Scenarios.figure;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,6 +90,37 @@ final class LoadScenarios {
   }
 
   /**
+   * The profile of P2's business transaction: a run of 8 clients with {@code publish} and one
+   * without, each recorded by JDK Flight Recorder in the server until the outbox is empty again (so
+   * that the relay's work for the run is in it), with JFR's default settings (Java samples every 20
+   * ms, an overhead of about one percent); the server's Java samples per 1,000 transactions, by
+   * what the sampled thread was doing.
+   */
+  void profilePublishing(Path out) throws Exception {
+    Duration run = Duration.ofSeconds(5);
+    requests.businessTransactions(8, true, Duration.ofSeconds(3));
+    requests.businessTransactions(8, false, Duration.ofSeconds(3));
+    long pid = rig.server().pid();
+    for (boolean publish : new boolean[] {true, false}) {
+      String name = publish ? "business tx with publish" : "business tx without publish";
+      Path recording = out.resolve(publish ? "liberty-publish.jfr" : "liberty-insert.jfr");
+      Profile.jcmd(pid, "JFR.start", "name=p2", "settings=default", "filename=" + recording);
+      Requests.Load load = requests.businessTransactions(8, publish, run);
+      Profile.jcmd(pid, "JFR.stop", "name=p2");
+      double transactions = load.perSecond() * run.toSeconds();
+      report.profile(
+          name,
+          "samples/1000 tx",
+          Profile.serverSamples(recording, transactions),
+          "8 clients, "
+              + Math.round(load.perSecond())
+              + " tx/s; the server's Java samples per 1,000 transactions by activity, "
+              + recording.getFileName()
+              + " holds the recording");
+    }
+  }
+
+  /**
    * One run of business transactions; the cores each process used meanwhile go to {@code cores}.
    */
   private Requests.Load measured(
@@ -103,23 +135,42 @@ final class LoadScenarios {
   void p3() throws Exception {
     // 500 msg/s, or half of what the server published in P2 when that is less: a steady rate the
     // server keeps up with, not a queue growing in front of it.
-    int rate = Double.isNaN(publishCapacity) ? 500 : (int) Math.min(500, publishCapacity / 2);
+    String set = System.getProperty("bench.p3.rate", "");
+    int rate =
+        !set.isBlank()
+            ? Integer.parseInt(set.trim())
+            : Double.isNaN(publishCapacity) ? 500 : (int) Math.min(500, publishCapacity / 2);
     Duration run = Duration.ofSeconds(10);
     DirectSend direct = new DirectSend(rig, Bench.DIRECT_TOPIC);
-    if (rate < 500) {
+    if (rate < 500 && set.isBlank()) {
       report.note(
           "P3 ran at "
               + rate
               + " msg/s, half of P2's publishing throughput on this machine, instead of 500");
     }
     requests.commitToBroker(rate, Duration.ofSeconds(4));
-    direct.latency(rate, Duration.ofSeconds(2));
+    direct.latency(rate, Duration.ofSeconds(2), false);
+    direct.latency(rate, Duration.ofSeconds(2), true);
     List<Requests.Latency> product = new ArrayList<>();
     List<Requests.Latency> floor = new ArrayList<>();
+    List<Requests.Latency> transactional = new ArrayList<>();
+    RelayCalls relayCalls = new RelayCalls(rig.server());
+    RelayCalls.Totals relayed = new RelayCalls.Totals(0, 0, 0, 0);
     for (int r = 0; r < reps; r++) {
+      RelayCalls.Totals before = relayCalls.totals();
       product.add(requests.commitToBroker(rate, run));
-      floor.add(direct.latency(rate, run));
+      relayed = relayed.plus(relayCalls.totals().minus(before));
+      floor.add(direct.latency(rate, run, false));
+      transactional.add(direct.latency(rate, run, true));
     }
+    report.profile(
+        "P3 relay call",
+        "ms/call",
+        relayed.perCall(),
+        Math.round(relayed.calls())
+            + " relay calls of the product's runs, "
+            + Math.round(1000 * relayed.callSeconds() / relayed.calls())
+            + " ms each on average; from the server's relay timer and its Kafka producers' metrics");
     String ref = "direct send after commit";
     String note =
         rate + " msg/s for " + run.toSeconds() + " s per repetition, default poll interval";
@@ -153,6 +204,28 @@ final class LoadScenarios {
             false,
             figure("ms", product, Requests.Latency::p999),
             figure("ms", floor, Requests.Latency::p999),
+            NO_TARGET,
+            note,
+            Map.of()));
+    report.add(
+        new Result(
+            "P3t",
+            "direct send in a Kafka transaction, p50",
+            ref,
+            false,
+            figure("ms", transactional, Requests.Latency::p50),
+            figure("ms", floor, Requests.Latency::p50),
+            NO_TARGET,
+            note + "; profile: what a transaction per record adds to the floor",
+            Map.of()));
+    report.add(
+        new Result(
+            "P3t",
+            "direct send in a Kafka transaction, p99",
+            ref,
+            false,
+            figure("ms", transactional, Requests.Latency::p99),
+            figure("ms", floor, Requests.Latency::p99),
             NO_TARGET,
             note,
             Map.of()));

@@ -88,6 +88,81 @@ final class Profile {
     return ms;
   }
 
+  /**
+   * Java samples of every thread of the server, per 1,000 business transactions, by what the thread
+   * was doing: the request (HTTP, REST, the EJB and its insert), the publish, the wake-up its
+   * commit fires, the worker's stages, the relay's sends, Kafka's network threads, the rest. JFR
+   * samples a bounded number of threads per period, so the figures compare runs recorded alike
+   * rather than give CPU time.
+   */
+  static Map<String, Double> serverSamples(Path recording, double transactions) throws IOException {
+    Map<String, Double> samples = new LinkedHashMap<>();
+    for (RecordedEvent e : RecordingFile.readAllEvents(recording)) {
+      if (SAMPLES.contains(e.getEventType().getName())) {
+        samples.merge(category(e), 1000 / transactions, Double::sum);
+      }
+    }
+    samples.replaceAll((k, v) -> Math.round(v * 10) / 10.0);
+    return samples;
+  }
+
+  private static String category(RecordedEvent sample) {
+    String thread =
+        sample.getThread("sampledThread") == null
+            ? ""
+            : String.valueOf(sample.getThread("sampledThread").getJavaName());
+    if (thread.startsWith("kafka-producer-network-thread")) {
+      return "Kafka producers' network threads";
+    }
+    String worker = stage(sample.getStackTrace());
+    if (worker != null) {
+      return "worker: "
+          + worker.substring(0, worker.indexOf(':')).replace("worker, other", "other");
+    }
+    String stack = frames(sample.getStackTrace());
+    for (String[] c : CATEGORIES) {
+      if (stack.contains(c[0])) {
+        return c[1];
+      }
+    }
+    return "other";
+  }
+
+  /** Every frame's class and method, one per line. */
+  private static String frames(RecordedStackTrace trace) {
+    StringBuilder s = new StringBuilder();
+    if (trace != null) {
+      for (RecordedFrame f : trace.getFrames()) {
+        s.append(f.getMethod().getType().getName()).append('.');
+        s.append(f.getMethod().getName()).append('\n');
+      }
+    }
+    return s.toString();
+  }
+
+  private static final String REQUEST = "request: HTTP, REST, EJB, insert";
+
+  /**
+   * A frame that places a sample off the workers, the first that the stack holds winning. JFR keeps
+   * the 64 innermost frames of a stack, so that a deep one may have lost the frames that name its
+   * thread's task (the worker, the HTTP channel): frames nearer the top place it then.
+   */
+  private static final List<String[]> CATEGORIES =
+      List.of(
+          new String[] {"BoundedSends", "relay: the sends' task"},
+          new String[] {"OutboxPublisher.publish", "publish"},
+          new String[] {"OutboxerRuntime$", "wake-up after commit"},
+          new String[] {"OutboxEngine.onWakeUp", "wake-up after commit"},
+          new String[] {"JpaMessageStore$Proxy$_$$_WeldSubclass.nextBatch", "worker: read batch"},
+          new String[] {
+            "JpaMessageStore$Proxy$_$$_WeldSubclass.complete", "worker: complete batch"
+          },
+          new String[] {"com.ibm.ws.tcpchannel.", REQUEST},
+          new String[] {"com.ibm.ws.http.", REQUEST},
+          new String[] {"com.ibm.ws.webcontainer.", REQUEST},
+          new String[] {"org.jboss.resteasy.", REQUEST},
+          new String[] {"io.outboxer.demo.", REQUEST});
+
   /** The stage of a worker thread's stack and what it does in it, or null off the workers. */
   private static String stage(RecordedStackTrace trace) {
     if (trace == null) {

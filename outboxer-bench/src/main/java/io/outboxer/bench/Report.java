@@ -24,8 +24,10 @@ final class Report {
   private final Map<String, String> machine;
   private final List<Result> results = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
-  private Map<String, Double> profile = Map.of();
-  private String profileNote = "";
+  private final List<Recorded> profiles = new ArrayList<>();
+
+  /** A recorded profile: figures by category, in {@code unit}. */
+  private record Recorded(String name, String unit, Map<String, Double> figures, String note) {}
 
   Report(Map<String, String> machine) {
     this.machine = machine;
@@ -36,26 +38,30 @@ final class Report {
     System.out.println(row(result));
   }
 
-  /** Where the workers' time went during a recorded drain, in ms per stage. */
-  void profile(Map<String, Double> msByStage, String note) {
-    profile = msByStage;
-    profileNote = note;
-    System.out.println(profileTable());
+  /**
+   * A recorded profile: where the workers' time went during a drain (ms per stage), or where the
+   * server's samples went during business transactions (per 1,000 transactions).
+   */
+  void profile(String name, String unit, Map<String, Double> figures, String note) {
+    Recorded recorded = new Recorded(name, unit, figures, note);
+    profiles.add(recorded);
+    System.out.println(profileTable(recorded));
   }
 
-  private String profileTable() {
-    StringBuilder t = new StringBuilder("\nprofile: " + profileNote + "\n");
-    double total = profile.values().stream().mapToDouble(Double::doubleValue).sum();
-    profile.entrySet().stream()
+  private static String profileTable(Recorded p) {
+    StringBuilder t = new StringBuilder("\nprofile " + p.name() + ": " + p.note() + "\n");
+    double total = p.figures().values().stream().mapToDouble(Double::doubleValue).sum();
+    p.figures().entrySet().stream()
         .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
         .forEach(
             e ->
                 t.append(
                     String.format(
                         Locale.ROOT,
-                        "  %-50s %9.0f ms %5.1f%%%n",
+                        "  %-50s %9.1f %s %5.1f%%%n",
                         e.getKey(),
                         e.getValue(),
+                        p.unit(),
                         100 * e.getValue() / total)));
     return t.toString();
   }
@@ -100,9 +106,7 @@ final class Report {
     t.append("|------|").append("-".repeat(46)).append('|').append("-".repeat(32)).append('|');
     t.append("-".repeat(32)).append('|').append("-".repeat(24)).append("|---------|---------|\n");
     results.forEach(r -> t.append(row(r)).append('\n'));
-    if (!profile.isEmpty()) {
-      t.append(profileTable());
-    }
+    profiles.forEach(p -> t.append(profileTable(p)));
     notes.forEach(n -> t.append("\nnote: ").append(n));
     return t.append('\n').toString();
   }
@@ -162,10 +166,18 @@ final class Report {
       scenarios.add(s.add("cpuCores", cpu));
     }
     json.add("scenarios", scenarios);
-    JsonObjectBuilder stages = Json.createObjectBuilder();
-    profile.forEach(stages::add);
-    json.add(
-        "profile", Json.createObjectBuilder().add("note", profileNote).add("workerMs", stages));
+    JsonArrayBuilder recorded = Json.createArrayBuilder();
+    for (Recorded p : profiles) {
+      JsonObjectBuilder figures = Json.createObjectBuilder();
+      p.figures().forEach(figures::add);
+      recorded.add(
+          Json.createObjectBuilder()
+              .add("name", p.name())
+              .add("unit", p.unit())
+              .add("note", p.note())
+              .add("figures", figures));
+    }
+    json.add("profiles", recorded);
     JsonArrayBuilder n = Json.createArrayBuilder();
     notes.forEach(n::add);
     json.add("notes", n);
@@ -177,7 +189,7 @@ final class Report {
     chart(dir.resolve("bench.png"));
   }
 
-  /** A short category name: the id, and for P2 and P3 which of their rows. */
+  /** A short category name: the id, and for P2 and the latencies which of their rows. */
   private static String label(Result r) {
     String t = r.title();
     if (t.contains(" clients, ")) {
@@ -185,6 +197,9 @@ final class Report {
     }
     if (t.startsWith("commit-to-broker ")) {
       return r.id() + " " + t.substring("commit-to-broker ".length());
+    }
+    if (t.matches(".*, p[0-9.]+")) {
+      return r.id() + " " + t.substring(t.lastIndexOf(' ') + 1);
     }
     return r.id();
   }

@@ -162,7 +162,8 @@ final class Scenarios {
 
   /**
    * One more drain of the product's, recorded by JDK Flight Recorder in the server: where the
-   * workers' time goes, per stage of a batch.
+   * workers' time goes, per stage of a batch. Then P2's business transaction with and without its
+   * publish, recorded alike: where the server's CPU goes per transaction.
    */
   private void profile() throws Exception {
     Files.createDirectories(out);
@@ -177,6 +178,8 @@ final class Scenarios {
     Drains.Run run = drains.product(backlog);
     Profile.jcmd(pid, "JFR.stop", "name=bench");
     report.profile(
+        "drain",
+        "ms",
         Profile.workerTime(recording),
         "the product's drain of "
             + backlog
@@ -185,6 +188,7 @@ final class Scenarios {
             + " msg/s under the recording; worker threads' ms by stage, "
             + recording.getFileName()
             + " holds the recording");
+    load.profilePublishing(out);
   }
 
   private void p5() throws Exception {
