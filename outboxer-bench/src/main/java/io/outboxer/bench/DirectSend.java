@@ -42,19 +42,17 @@ final class DirectSend {
     int threads = 16;
     BlockingQueue<Connection> connections = new ArrayBlockingQueue<>(threads);
     BlockingQueue<KafkaProducer<String, String>> producers = new ArrayBlockingQueue<>(threads);
+    List<KafkaProducer<String, String>> created = new ArrayList<>();
     for (int i = 0; i < threads; i++) {
       connections.add(rig.db().connect());
     }
     ExecutorService senders = Executors.newFixedThreadPool(threads);
     AtomicLong ids = new AtomicLong();
     try (Arrivals arrivals = new Arrivals(rig.kafka().bootstrapServers(), topic)) {
-      if (transactional) {
-        for (int i = 0; i < threads; i++) {
-          producers.add(rig.limit().producer("bench-direct-" + i));
-        }
-      } else {
-        producers.add(rig.limit().producer(null));
+      for (int i = 0; i < (transactional ? threads : 1); i++) {
+        created.add(rig.limit().producer(transactional ? "bench-direct-" + i : null));
       }
+      producers.addAll(created);
       List<Future<long[]>> sends = new ArrayList<>();
       long intervalNanos = 1_000_000_000L / perSecond;
       long count = duration.toNanos() / intervalNanos;
@@ -88,19 +86,15 @@ final class DirectSend {
                       .add("outboxer-id", Long.toString(id).getBytes(StandardCharsets.UTF_8));
                   KafkaProducer<String, String> producer =
                       transactional ? producers.take() : producers.peek();
-                  try {
-                    if (transactional) {
-                      producer.beginTransaction();
-                      producer.send(record);
-                      producer.commitTransaction();
-                    } else {
-                      producer.send(record);
-                      producer.flush();
-                    }
-                  } finally {
-                    if (transactional) {
-                      producers.add(producer);
-                    }
+                  if (transactional) {
+                    // A producer whose transaction failed is not used again (the run fails).
+                    producer.beginTransaction();
+                    producer.send(record);
+                    producer.commitTransaction();
+                    producers.add(producer);
+                  } else {
+                    producer.send(record);
+                    producer.flush();
                   }
                   return new long[] {id, committed};
                 }));
@@ -116,7 +110,7 @@ final class DirectSend {
       for (Connection c : connections) {
         c.close();
       }
-      for (KafkaProducer<String, String> p : producers) {
+      for (KafkaProducer<String, String> p : created) {
         p.close();
       }
     }

@@ -108,6 +108,10 @@ final class LoadScenarios {
       Requests.Load load = requests.businessTransactions(8, publish, run);
       Profile.jcmd(pid, "JFR.stop", "name=p2");
       double transactions = load.perSecond() * run.toSeconds();
+      if (transactions < 1) {
+        report.note("the profile of " + name + " was left out: no transaction completed");
+        continue;
+      }
       report.profile(
           name,
           "samples/1000 tx",
@@ -117,6 +121,16 @@ final class LoadScenarios {
               + " tx/s; the server's Java samples per 1,000 transactions by activity, "
               + recording.getFileName()
               + " holds the recording");
+    }
+  }
+
+  /** The relay calls' totals, or null when the server's metrics could not be read. */
+  private static RelayCalls.Totals totals(RelayCalls calls) {
+    try {
+      return calls.totals();
+    } catch (Exception e) {
+      System.out.println("bench: reading the relay's metrics failed: " + e);
+      return null;
     }
   }
 
@@ -140,9 +154,15 @@ final class LoadScenarios {
         !set.isBlank()
             ? Integer.parseInt(set.trim())
             : Double.isNaN(publishCapacity) ? 500 : (int) Math.min(500, publishCapacity / 2);
+    if (rate < 1 || rate > 100_000) {
+      throw new IllegalArgumentException(
+          "bench.p3.rate must be 1 to 100000 messages per second, not " + rate);
+    }
     Duration run = Duration.ofSeconds(10);
     DirectSend direct = new DirectSend(rig, Bench.DIRECT_TOPIC);
-    if (rate < 500 && set.isBlank()) {
+    if (!set.isBlank()) {
+      report.note("P3 ran at " + rate + " msg/s, as bench.p3.rate set");
+    } else if (rate < 500) {
       report.note(
           "P3 ran at "
               + rate
@@ -155,22 +175,32 @@ final class LoadScenarios {
     List<Requests.Latency> floor = new ArrayList<>();
     List<Requests.Latency> transactional = new ArrayList<>();
     RelayCalls relayCalls = new RelayCalls(rig.server());
-    RelayCalls.Totals relayed = new RelayCalls.Totals(0, 0, 0, 0);
+    RelayCalls.Totals relayed = RelayCalls.Totals.NONE;
+    String unprofiled = null;
     for (int r = 0; r < reps; r++) {
-      RelayCalls.Totals before = relayCalls.totals();
+      RelayCalls.Totals before = unprofiled == null ? totals(relayCalls) : null;
       product.add(requests.commitToBroker(rate, run));
-      relayed = relayed.plus(relayCalls.totals().minus(before));
+      RelayCalls.Totals after = before == null ? null : totals(relayCalls);
+      if (after != null) {
+        relayed = relayed.plus(after.minus(before));
+      } else if (unprofiled == null) {
+        unprofiled =
+            "the relay calls of P3 were not profiled: the server's metrics could not be read";
+        report.note(unprofiled);
+      }
       floor.add(direct.latency(rate, run, false));
       transactional.add(direct.latency(rate, run, true));
     }
-    report.profile(
-        "P3 relay call",
-        "ms/call",
-        relayed.perCall(),
-        Math.round(relayed.calls())
-            + " relay calls of the product's runs, "
-            + Math.round(1000 * relayed.callSeconds() / relayed.calls())
-            + " ms each on average; from the server's relay timer and its Kafka producers' metrics");
+    if (relayed.calls() > 0) {
+      report.profile(
+          "P3 relay call",
+          "ms/call",
+          relayed.perCall(),
+          Math.round(relayed.calls())
+              + " relay calls of the product's runs, "
+              + Math.round(1000 * relayed.callSeconds() / relayed.calls())
+              + " ms each on average; from the server's relay timer and its Kafka producers' metrics");
+    }
     String ref = "direct send after commit";
     String note =
         rate + " msg/s for " + run.toSeconds() + " s per repetition, default poll interval";

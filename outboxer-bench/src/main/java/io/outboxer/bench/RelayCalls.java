@@ -5,7 +5,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,34 +30,57 @@ final class RelayCalls {
           "^outboxer_relay_call_seconds_(count|sum)\\{[^}]*outbox=\"default\"[^}]*\\} (\\S+)$",
           Pattern.MULTILINE);
 
-  /** Totals at one moment: calls, and seconds of calls, flushes, commits and begins. */
-  record Totals(double calls, double callSeconds, double flushSeconds, double commitSeconds) {
+  /**
+   * Totals at one moment: the relay calls and their seconds, and per Kafka producer (by client id)
+   * the seconds of its flushes and commits.
+   */
+  record Totals(double calls, double callSeconds, Map<String, double[]> producers) {
 
+    static final Totals NONE = new Totals(0, 0, Map.of());
+
+    /**
+     * What happened since {@code earlier}. A producer the relay replaced meanwhile (after a failed
+     * or abandoned call) starts its totals again under the same client id: all of its counts are
+     * then new.
+     */
     Totals minus(Totals earlier) {
-      return new Totals(
-          calls - earlier.calls,
-          callSeconds - earlier.callSeconds,
-          flushSeconds - earlier.flushSeconds,
-          commitSeconds - earlier.commitSeconds);
+      Map<String, double[]> since = new HashMap<>();
+      producers.forEach(
+          (id, now) -> {
+            double[] before = earlier.producers.get(id);
+            boolean restarted = before == null || now[0] < before[0] || now[1] < before[1];
+            since.put(id, restarted ? now : new double[] {now[0] - before[0], now[1] - before[1]});
+          });
+      return new Totals(calls - earlier.calls, callSeconds - earlier.callSeconds, since);
     }
 
+    /** Both together, producers summed into one. */
     Totals plus(Totals other) {
+      double[] summed = new double[2];
+      for (Totals t : List.of(this, other)) {
+        for (double[] p : t.producers.values()) {
+          summed[0] += p[0];
+          summed[1] += p[1];
+        }
+      }
       return new Totals(
-          calls + other.calls,
-          callSeconds + other.callSeconds,
-          flushSeconds + other.flushSeconds,
-          commitSeconds + other.commitSeconds);
+          calls + other.calls, callSeconds + other.callSeconds, Map.of("all", summed));
     }
 
-    /** Milliseconds per call: the whole call, the acknowledgements, the commit, the rest. */
+    /** Milliseconds per call: the acknowledgements, the commit, the rest of the call. */
     Map<String, Double> perCall() {
+      double flush = 0;
+      double commit = 0;
+      for (double[] p : producers.values()) {
+        flush += p[0];
+        commit += p[1];
+      }
       Map<String, Double> ms = new LinkedHashMap<>();
-      double call = 1000 * callSeconds / calls;
-      double flush = 1000 * flushSeconds / calls;
-      double commit = 1000 * commitSeconds / calls;
-      ms.put("Kafka: waiting for the acknowledgements (flush)", round(flush));
-      ms.put("Kafka: commitTransaction", round(commit));
-      ms.put("the rest of the call (begin, send, the sends' task)", round(call - flush - commit));
+      ms.put("Kafka: waiting for the acknowledgements (flush)", round(1000 * flush / calls));
+      ms.put("Kafka: commitTransaction", round(1000 * commit / calls));
+      ms.put(
+          "the rest of the call (begin, send, the sends' task)",
+          round(1000 * (callSeconds - flush - commit) / calls));
       return ms;
     }
 
@@ -78,7 +103,7 @@ final class RelayCalls {
                     .build(),
                 BodyHandlers.ofString())
             .body();
-    double calls = 0;
+    double calls = -1;
     double seconds = 0;
     Matcher m = TIMER.matcher(metrics);
     while (m.find()) {
@@ -88,20 +113,28 @@ final class RelayCalls {
         seconds = Double.parseDouble(m.group(2));
       }
     }
+    if (calls < 0) {
+      throw new IllegalStateException(
+          "the server's /metrics shows no outboxer_relay_call_seconds_count of outbox default");
+    }
     VirtualMachine vm = VirtualMachine.attach(Long.toString(server.pid()));
     try (JMXConnector c =
         JMXConnectorFactory.connect(new JMXServiceURL(vm.startLocalManagementAgent()))) {
       MBeanServerConnection mbeans = c.getMBeanServerConnection();
-      double flush = 0;
-      double commit = 0;
+      Map<String, double[]> producers = new HashMap<>();
       for (ObjectName n :
           mbeans.queryNames(new ObjectName("kafka.producer:type=producer-metrics,*"), null)) {
-        if (n.getKeyProperty("client-id").contains("outboxer-default-")) {
-          flush += ((Number) mbeans.getAttribute(n, "flush-time-ns-total")).doubleValue();
-          commit += ((Number) mbeans.getAttribute(n, "txn-commit-time-ns-total")).doubleValue();
+        String client = n.getKeyProperty("client-id");
+        if (client.contains("outboxer-default-")) {
+          producers.put(
+              client,
+              new double[] {
+                ((Number) mbeans.getAttribute(n, "flush-time-ns-total")).doubleValue() / 1e9,
+                ((Number) mbeans.getAttribute(n, "txn-commit-time-ns-total")).doubleValue() / 1e9
+              });
         }
       }
-      return new Totals(calls, seconds, flush / 1e9, commit / 1e9);
+      return new Totals(calls, seconds, producers);
     } finally {
       vm.detach();
     }

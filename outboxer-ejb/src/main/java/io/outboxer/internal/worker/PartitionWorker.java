@@ -95,8 +95,9 @@ public final class PartitionWorker implements Runnable {
   /**
    * Drains the partition, or, when a run is under way, makes it go round once more. The request is
    * recorded before the lock is tried, and a run looks for one again after it let the lock go: a
-   * wake-up that arrives while a run ends, after its last look and before its unlock, finds the
-   * lock taken and is served by that run's next look instead of waiting for the poll.
+   * wake-up that arrives while a run ends, after its last look and before its unlock (or while a
+   * drain fails), finds the lock taken and is served by that run's next look instead of waiting for
+   * the poll. A failed drain is tried again only for such a wake-up, never in a loop of its own.
    */
   @Override
   public void run() {
@@ -118,7 +119,6 @@ public final class PartitionWorker implements Runnable {
                 + partition
                 + " failed",
             e);
-        return; // the next wake-up or poll tries again
       } finally {
         running.unlock();
       }
