@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 
 /**
  * P3's reference, the floor of commit-to-broker latency: no outbox at all. At the same rate, commit
@@ -27,6 +29,12 @@ final class DirectSend {
 
   private final Rig rig;
   private final String topic;
+
+  /** The failures of P3t's transactions (each record was then sent again), over every call. */
+  private final List<String> failures = Collections.synchronizedList(new ArrayList<>());
+
+  /** A producer of the pool and its transactional id (null when not transactional). */
+  private record Pooled(String id, KafkaProducer<String, String> producer) {}
 
   DirectSend(Rig rig, String topic) {
     this.rig = rig;
@@ -41,8 +49,8 @@ final class DirectSend {
       throws Exception {
     int threads = 16;
     BlockingQueue<Connection> connections = new ArrayBlockingQueue<>(threads);
-    BlockingQueue<KafkaProducer<String, String>> producers = new ArrayBlockingQueue<>(threads);
-    List<KafkaProducer<String, String>> created = new ArrayList<>();
+    BlockingQueue<Pooled> producers = new ArrayBlockingQueue<>(threads);
+    List<KafkaProducer<String, String>> created = Collections.synchronizedList(new ArrayList<>());
     for (int i = 0; i < threads; i++) {
       connections.add(rig.db().connect());
     }
@@ -50,9 +58,11 @@ final class DirectSend {
     AtomicLong ids = new AtomicLong();
     try (Arrivals arrivals = new Arrivals(rig.kafka().bootstrapServers(), topic)) {
       for (int i = 0; i < (transactional ? threads : 1); i++) {
-        created.add(rig.limit().producer(transactional ? "bench-direct-" + i : null));
+        String transactionalId = transactional ? "bench-direct-" + i : null;
+        KafkaProducer<String, String> producer = rig.limit().producer(transactionalId);
+        created.add(producer);
+        producers.add(new Pooled(transactionalId, producer));
       }
-      producers.addAll(created);
       List<Future<long[]>> sends = new ArrayList<>();
       long intervalNanos = 1_000_000_000L / perSecond;
       long count = duration.toNanos() / intervalNanos;
@@ -84,15 +94,22 @@ final class DirectSend {
                   record
                       .headers()
                       .add("outboxer-id", Long.toString(id).getBytes(StandardCharsets.UTF_8));
-                  KafkaProducer<String, String> producer =
-                      transactional ? producers.take() : producers.peek();
                   if (transactional) {
-                    // A producer whose transaction failed is not used again (the run fails).
-                    producer.beginTransaction();
-                    producer.send(record);
-                    producer.commitTransaction();
-                    producers.add(producer);
+                    Pooled pooled = producers.take();
+                    try {
+                      sendInTransaction(pooled.producer(), record);
+                    } catch (KafkaException e) {
+                      // Replaced, as Outboxer's relay replaces a producer whose transaction
+                      // failed, and the record sent again: its latency includes the retry.
+                      failures.add(e.toString());
+                      pooled.producer().close(Duration.ZERO);
+                      pooled = new Pooled(pooled.id(), rig.limit().producer(pooled.id()));
+                      created.add(pooled.producer());
+                      sendInTransaction(pooled.producer(), record);
+                    }
+                    producers.add(pooled);
                   } else {
+                    KafkaProducer<String, String> producer = producers.peek().producer();
                     producer.send(record);
                     producer.flush();
                   }
@@ -113,6 +130,20 @@ final class DirectSend {
       for (KafkaProducer<String, String> p : created) {
         p.close();
       }
+    }
+  }
+
+  private static void sendInTransaction(
+      KafkaProducer<String, String> producer, ProducerRecord<String, String> record) {
+    producer.beginTransaction();
+    producer.send(record);
+    producer.commitTransaction();
+  }
+
+  /** The transactions of P3t that failed and were sent again, over every call so far. */
+  List<String> failures() {
+    synchronized (failures) {
+      return List.copyOf(failures);
     }
   }
 }

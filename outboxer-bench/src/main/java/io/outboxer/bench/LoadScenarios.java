@@ -201,6 +201,15 @@ final class LoadScenarios {
               + Math.round(1000 * relayed.callSeconds() / relayed.calls())
               + " ms each on average; from the server's relay timer and its Kafka producers' metrics");
     }
+    List<String> failed = direct.failures();
+    if (!failed.isEmpty()) {
+      report.note(
+          "P3t: "
+              + failed.size()
+              + " Kafka transactions failed and were sent again by a new producer (the first: "
+              + failed.get(0)
+              + ")");
+    }
     String ref = "direct send after commit";
     String note =
         rate + " msg/s for " + run.toSeconds() + " s per repetition, default poll interval";

@@ -198,8 +198,9 @@ final class Report {
     if (t.startsWith("commit-to-broker ")) {
       return r.id() + " " + t.substring("commit-to-broker ".length());
     }
-    if (t.matches(".*, p[0-9.]+")) {
-      return r.id() + " " + t.substring(t.lastIndexOf(' ') + 1);
+    String last = t.contains(", ") ? t.substring(t.lastIndexOf(", ") + 2) : "";
+    if (last.matches("throughput|p[0-9.]+( latency)?")) {
+      return r.id() + " " + last; // one of several rows of a scenario: W2's, P3t's
     }
     return r.id();
   }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.commons.text.similarity.LevenshteinDistance;
 
 /**
@@ -22,6 +23,13 @@ final class ConfigKeys {
           "outboxer.node-id",
           "outboxer.outboxes",
           "outboxer.database");
+
+  /**
+   * Keys under {@code outboxer.} that the shipped {@code server.xml} reads itself (its user
+   * registry for the admin API) and that MicroProfile Config shows as its variables: not
+   * Outboxer's, and no typo.
+   */
+  static final List<String> SERVER_XML = List.of("outboxer.admin.user", "outboxer.admin.password");
 
   /** The keys of one outbox, after {@code outboxer.outbox.<name>.}; relay settings aside. */
   static final List<String> OUTBOX =
@@ -61,10 +69,10 @@ final class ConfigKeys {
   static List<String> unread(Iterable<String> names, Map<String, OutboxConfig> outboxes) {
     List<String> warnings = new ArrayList<>();
     for (String name : names) {
-      if (!name.startsWith("outboxer.") || GLOBAL.contains(name)) {
+      if (!name.startsWith("outboxer.") || GLOBAL.contains(name) || SERVER_XML.contains(name)) {
         continue;
       }
-      List<String> candidates = GLOBAL;
+      List<String> candidates = Stream.concat(GLOBAL.stream(), SERVER_XML.stream()).toList();
       if (name.startsWith(EngineConfig.OUTBOX_PREFIX)) {
         String rest = name.substring(EngineConfig.OUTBOX_PREFIX.length());
         int dot = rest.indexOf('.');

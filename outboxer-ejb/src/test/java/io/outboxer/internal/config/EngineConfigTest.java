@@ -189,6 +189,22 @@ class EngineConfigTest {
   }
 
   @Test
+  void theShippedServerXmlsAdminCredentialsAreNotWarnedOf() {
+    EngineConfig settings =
+        read(
+            "outboxer.outbox.orders.relay", "jms",
+            "outboxer.outbox.orders.relay.jms.queue", "jms/q",
+            "outboxer.admin.user", "admin",
+            "outboxer.admin.password", "secret",
+            "outboxer.admin.users", "admin");
+
+    assertThat(settings.warnings())
+        .containsExactly(
+            "OUTBOXER-1009 unknown configuration key outboxer.admin.users: did you mean"
+                + " outboxer.admin.user?");
+  }
+
+  @Test
   void theSettingsOfARelayTheOutboxDoesNotUseAreWarnedOf() {
     EngineConfig settings =
         read(
