@@ -3,11 +3,13 @@ package io.outboxer.bench;
 import static io.outboxer.bench.Scenarios.NO_TARGET;
 import static io.outboxer.bench.Scenarios.figure;
 
+import io.outboxer.bench.Requests.Latency;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /** P2 and P3: the business transaction under load, and the latency of its message to Kafka. */
 final class LoadScenarios {
@@ -210,61 +212,35 @@ final class LoadScenarios {
               + failed.get(0)
               + ")");
     }
-    String ref = "direct send after commit";
     String note =
         rate + " msg/s for " + run.toSeconds() + " s per repetition, default poll interval";
+    String p3t = "direct send in a Kafka transaction, ";
+    String t = note + "; profile: what a transaction per record adds to the floor";
+    latencyRow(
+        "P3", "commit-to-broker p50", product, floor, Latency::p50, note + "; target p50 <= 5 ms");
+    latencyRow(
+        "P3", "commit-to-broker p99", product, floor, Latency::p99, note + "; target p99 <= 25 ms");
+    latencyRow("P3", "commit-to-broker p99.9", product, floor, Latency::p999, note);
+    latencyRow("P3t", p3t + "p50", transactional, floor, Latency::p50, t);
+    latencyRow("P3t", p3t + "p99", transactional, floor, Latency::p99, t);
+  }
+
+  /** A row of P3's latencies: {@code runs} against the floor's, at one percentile. */
+  private void latencyRow(
+      String id,
+      String title,
+      List<Latency> runs,
+      List<Latency> floor,
+      ToDoubleFunction<Latency> at,
+      String note) {
     report.add(
         new Result(
-            "P3",
-            "commit-to-broker p50",
-            ref,
+            id,
+            title,
+            "direct send after commit",
             false,
-            figure("ms", product, Requests.Latency::p50),
-            figure("ms", floor, Requests.Latency::p50),
-            NO_TARGET,
-            note + "; target p50 <= 5 ms",
-            Map.of()));
-    report.add(
-        new Result(
-            "P3",
-            "commit-to-broker p99",
-            ref,
-            false,
-            figure("ms", product, Requests.Latency::p99),
-            figure("ms", floor, Requests.Latency::p99),
-            NO_TARGET,
-            note + "; target p99 <= 25 ms",
-            Map.of()));
-    report.add(
-        new Result(
-            "P3",
-            "commit-to-broker p99.9",
-            ref,
-            false,
-            figure("ms", product, Requests.Latency::p999),
-            figure("ms", floor, Requests.Latency::p999),
-            NO_TARGET,
-            note,
-            Map.of()));
-    report.add(
-        new Result(
-            "P3t",
-            "direct send in a Kafka transaction, p50",
-            ref,
-            false,
-            figure("ms", transactional, Requests.Latency::p50),
-            figure("ms", floor, Requests.Latency::p50),
-            NO_TARGET,
-            note + "; profile: what a transaction per record adds to the floor",
-            Map.of()));
-    report.add(
-        new Result(
-            "P3t",
-            "direct send in a Kafka transaction, p99",
-            ref,
-            false,
-            figure("ms", transactional, Requests.Latency::p99),
-            figure("ms", floor, Requests.Latency::p99),
+            figure("ms", runs, at),
+            figure("ms", floor, at),
             NO_TARGET,
             note,
             Map.of()));
