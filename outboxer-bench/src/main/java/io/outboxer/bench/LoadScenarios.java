@@ -173,22 +173,22 @@ final class LoadScenarios {
     requests.commitToBroker(rate, Duration.ofSeconds(4));
     direct.latency(rate, Duration.ofSeconds(2), false);
     direct.latency(rate, Duration.ofSeconds(2), true);
-    List<Requests.Latency> product = new ArrayList<>();
-    List<Requests.Latency> floor = new ArrayList<>();
-    List<Requests.Latency> transactional = new ArrayList<>();
+    List<Latency> product = new ArrayList<>();
+    List<Latency> floor = new ArrayList<>();
+    List<Latency> transactional = new ArrayList<>();
     RelayCalls relayCalls = new RelayCalls(rig.server());
     RelayCalls.Totals relayed = RelayCalls.Totals.NONE;
-    String unprofiled = null;
+    boolean profiled = true;
     for (int r = 0; r < reps; r++) {
-      RelayCalls.Totals before = unprofiled == null ? totals(relayCalls) : null;
+      RelayCalls.Totals before = profiled ? totals(relayCalls) : null;
       product.add(requests.commitToBroker(rate, run));
       RelayCalls.Totals after = before == null ? null : totals(relayCalls);
       if (after != null) {
         relayed = relayed.plus(after.minus(before));
-      } else if (unprofiled == null) {
-        unprofiled =
-            "the relay calls of P3 were not profiled: the server's metrics could not be read";
-        report.note(unprofiled);
+      } else if (profiled) {
+        profiled = false;
+        report.note(
+            "the relay calls of P3 were not profiled: the server's metrics could not be read");
       }
       floor.add(direct.latency(rate, run, false));
       transactional.add(direct.latency(rate, run, true));

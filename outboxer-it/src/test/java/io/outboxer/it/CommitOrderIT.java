@@ -140,25 +140,11 @@ class CommitOrderIT {
       long later = outbox.publish(new ItEvents.CommitOff(group, 1));
       tx.commit();
       List<Long> arrived = new ArrayList<>();
-      await()
-          .pollInSameThread()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> {
-                arrived.addAll(arrivals(consumer).getOrDefault(group, List.of()));
-                return !arrived.isEmpty();
-              });
+      awaitArrivals(consumer, group, arrived, 1, Duration.ofSeconds(30));
       assertThat(arrived).as("while the earlier id's transaction is open").containsExactly(later);
 
       open.commit();
-      await()
-          .pollInSameThread()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> {
-                arrived.addAll(arrivals(consumer).getOrDefault(group, List.of()));
-                return arrived.size() >= 2;
-              });
+      awaitArrivals(consumer, group, arrived, 2, Duration.ofSeconds(30));
       assertThat(open.id()).isLessThan(later);
       assertThat(arrived).as("the later id first").containsExactly(later, open.id());
     }
@@ -242,14 +228,7 @@ class CommitOrderIT {
               });
       open.commit();
       List<Long> partition0 = new ArrayList<>();
-      await()
-          .pollInSameThread()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () -> {
-                partition0.addAll(arrivals(consumer).getOrDefault(groups.get(0), List.of()));
-                return partition0.size() >= 2;
-              });
+      awaitArrivals(consumer, groups.get(0), partition0, 2, Duration.ofSeconds(10));
       assertThat(partition0)
           .as("partition 0, once it committed")
           .containsExactly(open.id(), behind);
@@ -515,6 +494,26 @@ class CommitOrderIT {
       }
     }
     return arrived;
+  }
+
+  /**
+   * Adds the ids of {@code group} that arrive to {@code arrived}, in arrival order, until it holds
+   * {@code count} of them.
+   */
+  private void awaitArrivals(
+      KafkaConsumer<String, String> consumer,
+      String group,
+      List<Long> arrived,
+      int count,
+      Duration within) {
+    await()
+        .pollInSameThread()
+        .atMost(within)
+        .until(
+            () -> {
+              arrived.addAll(arrivals(consumer).getOrDefault(group, List.of()));
+              return arrived.size() >= count;
+            });
   }
 
   /** Reads until every id {@code published} committed arrived; each id at its first arrival. */

@@ -31,6 +31,12 @@ final class ConfigKeys {
    */
   static final List<String> SERVER_XML = List.of("outboxer.admin.user", "outboxer.admin.password");
 
+  /**
+   * The keys outside any outbox that are known: a misspelled one is likely meant as one of them.
+   */
+  private static final List<String> KNOWN =
+      Stream.concat(GLOBAL.stream(), SERVER_XML.stream()).toList();
+
   /** The keys of one outbox, after {@code outboxer.outbox.<name>.}; relay settings aside. */
   static final List<String> OUTBOX =
       List.of(
@@ -69,10 +75,10 @@ final class ConfigKeys {
   static List<String> unread(Iterable<String> names, Map<String, OutboxConfig> outboxes) {
     List<String> warnings = new ArrayList<>();
     for (String name : names) {
-      if (!name.startsWith("outboxer.") || GLOBAL.contains(name) || SERVER_XML.contains(name)) {
+      if (!name.startsWith("outboxer.") || KNOWN.contains(name)) {
         continue;
       }
-      List<String> candidates = Stream.concat(GLOBAL.stream(), SERVER_XML.stream()).toList();
+      List<String> candidates = KNOWN;
       if (name.startsWith(EngineConfig.OUTBOX_PREFIX)) {
         String rest = name.substring(EngineConfig.OUTBOX_PREFIX.length());
         int dot = rest.indexOf('.');
