@@ -24,8 +24,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * flight, as Outboxer's): read a batch of the partition's ready rows in id order (the statement and
  * index Outboxer's worker reads with), send it with the same record key, value and headers, wait
  * for every acknowledgement, delete the batch's rows in one transaction. With {@code transactional}
- * each batch is sent in one Kafka transaction, as Outboxer's Kafka relay does: the profile's step
- * between the two.
+ * each batch is sent in one Kafka transaction, as Outboxer's Kafka relay does (its commit waits for
+ * the acknowledgements, without a flush before it): the profile's step between the two.
  */
 final class LimitPipeline implements AutoCloseable {
 
@@ -165,12 +165,13 @@ final class LimitPipeline implements AutoCloseable {
           }
           return;
         }
-        producer.flush();
-        for (Future<RecordMetadata> ack : acks) {
-          ack.get();
-        }
         if (transactional) {
           producer.commitTransaction();
+        } else {
+          producer.flush();
+        }
+        for (Future<RecordMetadata> ack : acks) {
+          ack.get();
         }
         delete.setArray(1, c.createArrayOf("bigint", ids.toArray()));
         int deleted = delete.executeUpdate();

@@ -20,8 +20,9 @@ import javax.management.remote.JMXServiceURL;
 /**
  * Where the relay calls of the server's {@code default} outbox spend their time: the calls' count
  * and total time from the server's {@code outboxer.relay.call} timer ({@code /metrics}), and the
- * time its Kafka producers spent waiting for acknowledgements ({@code flush}) and in {@code
- * commitTransaction}, from the producers' own metrics, read through JMX in the server's JVM.
+ * time its Kafka producers spent in {@code commitTransaction} (which waits for the acknowledgements
+ * first) and in any {@code flush}, from the producers' own metrics, read through JMX in the
+ * server's JVM.
  */
 final class RelayCalls {
 
@@ -76,8 +77,10 @@ final class RelayCalls {
         commit += p[1];
       }
       Map<String, Double> ms = new LinkedHashMap<>();
-      ms.put("Kafka: waiting for the acknowledgements (flush)", round(1000 * flush / calls));
-      ms.put("Kafka: commitTransaction", round(1000 * commit / calls));
+      if (flush > 0) {
+        ms.put("Kafka: waiting for the acknowledgements (flush)", round(1000 * flush / calls));
+      }
+      ms.put("Kafka: commitTransaction (with the acknowledgements)", round(1000 * commit / calls));
       ms.put(
           "the rest of the call (begin, send, the sends' task)",
           round(1000 * (callSeconds - flush - commit) / calls));

@@ -60,9 +60,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * <p>Each call ends by its {@linkplain BudgetedRelay#deadline deadline}, whatever the broker does:
  * the sends run as a task ({@link BoundedSends}) that starts no record and no transaction after it,
  * and the call returns at it with what was committed by then. A producer still waiting then in a
- * transaction (for metadata in {@code send}, acknowledgements in {@code flush}, the coordinator in
- * {@code commitTransaction} or {@code abortTransaction}) is closed at once and not used again; what
- * it had not committed stays unreported: pending, uncharged. A new producer still in {@code
+ * transaction (for metadata in {@code send}, acknowledgements or the coordinator in {@code
+ * commitTransaction} or {@code abortTransaction}) is closed at once and not used again; what it had
+ * not committed stays unreported: pending, uncharged. A new producer still in {@code
  * initTransactions} is let finish (no transaction is open yet) and kept for the next call. After a
  * producer was closed, the partition's next call, once the old task has ended, starts a new one,
  * whose {@code initTransactions} fences the old one and ends its open transaction (committed or
@@ -236,11 +236,11 @@ public final class KafkaRelay implements BudgetedRelay {
   }
 
   /**
-   * Sends {@code records} in one transaction and commits it when every record was acknowledged,
-   * else aborts it and says why each failed record failed: for its own content (a record-level
-   * refusal that no other record shares, or the first the producer returned at once from {@code
-   * send}), for a record-level refusal shared with others (whose is unknown), or for the
-   * transaction's sake.
+   * Sends {@code records} in one transaction and commits it, which succeeds only when every record
+   * was acknowledged; else aborts it and says why each failed record failed: for its own content (a
+   * record-level refusal that no other record shares, or the first the producer returned at once
+   * from {@code send}), for a record-level refusal shared with others (whose is unknown), or for
+   * the transaction's sake.
    */
   private TransactionRounds.Round sendInTransaction(
       Producer<String, String> producer, List<Envelope> records, Deadline deadline) {
@@ -270,22 +270,32 @@ public final class KafkaRelay implements BudgetedRelay {
         }
       }
     }
-    producer.flush();
-    for (Map.Entry<Long, Future<RecordMetadata>> f : sent.entrySet()) {
+    if (errors.isEmpty() && sent.values().stream().noneMatch(KafkaRelay::failedAlready)) {
       try {
-        f.getValue().get();
-      } catch (ExecutionException ex) {
-        errors.put(f.getKey(), ex.getCause());
-      } catch (InterruptedException ex) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for Kafka", ex);
+        // The commit sends what is still buffered and waits for its acknowledgements itself, in
+        // the producer's thread: no wake-up of this one between the last acknowledgement and the
+        // commit, as a flush before it would take.
+        producer.commitTransaction();
+        return new TransactionRounds.Round(true, Map.of());
+      } catch (RuntimeException commitFailed) {
+        // A record's failure fails the commit and leaves the transaction to abort. Any other
+        // failure (fenced, timed out, the coordinator's) leaves the outcome unknown: the abort
+        // fails too, or no record failed, and no record is to blame.
+        try {
+          producer.abortTransaction();
+        } catch (RuntimeException abortFailed) {
+          commitFailed.addSuppressed(abortFailed);
+          throw commitFailed;
+        }
+        collectFailures(sent, errors);
+        if (errors.isEmpty()) {
+          throw commitFailed;
+        }
       }
+    } else {
+      producer.abortTransaction(); // waits for the records in flight; drops those not sent yet
+      collectFailures(sent, errors);
     }
-    if (errors.isEmpty()) {
-      producer.commitTransaction();
-      return new TransactionRounds.Round(true, Map.of());
-    }
-    producer.abortTransaction();
     Map<Throwable, Integer> holders = new IdentityHashMap<>();
     errors.values().forEach(t -> holders.merge(t, 1, Integer::sum));
     Set<Throwable> claimed = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -311,6 +321,11 @@ public final class KafkaRelay implements BudgetedRelay {
     return t != null && RECORD_REFUSALS.stream().anyMatch(type -> type.isInstance(t));
   }
 
+  /** Whether {@code future} already says its record failed. */
+  private static boolean failedAlready(Future<RecordMetadata> future) {
+    return future.isDone() && failure(future) != null;
+  }
+
   /** Why a completed send failed, or null when it succeeded. */
   private static Throwable failure(Future<RecordMetadata> done) {
     try {
@@ -321,6 +336,20 @@ public final class KafkaRelay implements BudgetedRelay {
     } catch (InterruptedException ex) {
       Thread.currentThread().interrupt();
       return ex;
+    }
+  }
+
+  /**
+   * Adds to {@code errors} why each failed record of an ended transaction failed; every future is
+   * done once the transaction ended.
+   */
+  private static void collectFailures(
+      Map<Long, Future<RecordMetadata>> sent, Map<Long, Throwable> errors) {
+    for (Map.Entry<Long, Future<RecordMetadata>> f : sent.entrySet()) {
+      Throwable t = failure(f.getValue());
+      if (t != null) {
+        errors.put(f.getKey(), t);
+      }
     }
   }
 

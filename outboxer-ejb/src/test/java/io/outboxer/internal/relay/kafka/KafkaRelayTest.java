@@ -11,6 +11,7 @@ import io.outboxer.spi.Envelope;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -188,6 +189,67 @@ class KafkaRelayTest {
   }
 
   /**
+   * The broker refuses a record that the producer took (too large for the topic, say): the commit
+   * fails, the transaction is aborted, and that record alone is charged; the others of the batch
+   * are committed in the next transaction, with the same producer.
+   */
+  @Test
+  void aRecordTheBrokerRefusesFailsTheCommitAndIsChargedAlone() {
+    List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
+    KafkaRelay relay =
+        relay(
+            partition -> {
+              ScriptedProducer p = new ScriptedProducer();
+              p.refusedByBroker = 2;
+              made.add(p);
+              return p;
+            });
+
+    DeliveryReport report = relay.deliver(batch(3), BUDGET);
+
+    assertThat(report.confirmed()).containsExactly(1L, 3L);
+    assertThat(report.failed()).containsOnlyKeys(2L);
+    assertThat(report.failed().get(2L))
+        .isEqualTo(
+            "Kafka refused the record: org.apache.kafka.common.errors.RecordTooLargeException:"
+                + " the broker refused record 2");
+    assertThat(made).hasSize(1);
+    assertThat(made.get(0).commitCount()).isEqualTo(1);
+    assertThat(made.get(0).history())
+        .extracting(r -> new String(r.headers().lastHeader(KafkaRelay.ID).value(), UTF_8))
+        .containsExactly("1", "3");
+    assertThat(made.get(0).closedWith).isNull();
+  }
+
+  /**
+   * A commit that fails with no record to blame (the producer was fenced by a newer one with its
+   * transactional id): nothing is charged or confirmed, the producer is closed, and the next call
+   * starts a new one.
+   */
+  @Test
+  void aFencedCommitChargesNothingAndReplacesTheProducer() {
+    List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
+    KafkaRelay relay =
+        relay(
+            partition -> {
+              ScriptedProducer p = new ScriptedProducer();
+              p.fencedAtCommit = made.isEmpty();
+              made.add(p);
+              return p;
+            });
+
+    assertThatThrownBy(() -> relay.deliver(batch(2), BUDGET))
+        .isInstanceOf(KafkaUnavailableException.class)
+        .hasMessageContaining("Kafka failed the transaction")
+        .hasMessageContaining("ProducerFencedException");
+
+    assertThat(made.get(0).closedWith).isEqualTo(Duration.ZERO);
+    assertThat(made.get(0).transactionCommitted()).isFalse();
+    assertThat(relay.deliver(batch(2), BUDGET).confirmed()).containsExactly(1L, 2L);
+    assertThat(made).hasSize(2);
+  }
+
+  /**
    * A coordinator slow to answer {@code initTransactions}: the call ends at its deadline, having
    * charged nothing, and the producer, which opened no transaction, is let start and kept: the next
    * call sends with it rather than starting another one.
@@ -266,8 +328,10 @@ class KafkaRelayTest {
    * initTransactions} until {@link #initUntil}; for a topic's metadata in {@code send} or the
    * coordinator in {@code commitTransaction} until the producer is closed, then failing with the
    * exception Kafka's producer throws then. A record with id {@link #tooLarge} is refused at send
-   * for its size; the others are acknowledged at {@code flush}, after {@code send} returned, as a
-   * real producer's are.
+   * for its size, one with id {@link #refusedByBroker} by the broker, which fails the commit; the
+   * others are acknowledged when the transaction ends, after {@code send} returned, as a real
+   * producer's are. With {@link #fencedAtCommit} a newer producer fences this one before its
+   * commit.
    */
   private static final class ScriptedProducer extends MockProducer<String, String> {
     private final CountDownLatch closed = new CountDownLatch(1);
@@ -275,11 +339,14 @@ class KafkaRelayTest {
     volatile int sendCalls;
     boolean metadataNeverComes;
     boolean commitNeverReturns;
+    boolean fencedAtCommit;
+    long refusedByBroker;
+    private final List<Long> inFlight = new ArrayList<>();
     CountDownLatch initUntil = new CountDownLatch(0);
     long tooLarge;
 
     ScriptedProducer() {
-      super(false, null, new StringSerializer(), new StringSerializer()); // acknowledged at flush
+      super(false, null, new StringSerializer(), new StringSerializer()); // acknowledged at the end
     }
 
     @Override
@@ -293,6 +360,7 @@ class KafkaRelayTest {
         return CompletableFuture.failedFuture(
             new RecordTooLargeException("record " + id + " is too large"));
       }
+      inFlight.add(Long.parseLong(id));
       return super.send(r, callback);
     }
 
@@ -313,6 +381,25 @@ class KafkaRelayTest {
       if (commitNeverReturns) {
         waitUntilClosed("The producer closed forcefully");
       }
+      if (fencedAtCommit) {
+        fenceProducer();
+      }
+      if (inFlight.contains(refusedByBroker)) {
+        // As Kafka's producer does: the broker's answers complete the sends, and the refusal
+        // puts the transaction in an error state that fails the commit.
+        RecordTooLargeException refusal =
+            new RecordTooLargeException("the broker refused record " + refusedByBroker);
+        for (long id : inFlight) {
+          if (id == refusedByBroker) {
+            errorNext(refusal);
+          } else {
+            completeNext();
+          }
+        }
+        inFlight.clear();
+        throw new KafkaException("Cannot execute transactional method in an error state", refusal);
+      }
+      inFlight.clear();
       super.commitTransaction();
     }
 
@@ -325,6 +412,12 @@ class KafkaRelayTest {
         Thread.currentThread().interrupt();
       }
       throw new KafkaException(message);
+    }
+
+    @Override
+    public void abortTransaction() {
+      inFlight.clear();
+      super.abortTransaction();
     }
 
     @Override
