@@ -196,11 +196,17 @@ public class OutboxEngine {
     }
   }
 
-  /** Runs the worker of the woken partition now (a run already under way goes round once more). */
+  /**
+   * Runs the worker of the woken partition now, unless a run under way will go round once more for
+   * the wake-up.
+   */
   public void onWakeUp(@Observes WakeUp wakeUp) {
     PartitionWorker[] partitionWorkers = workers.get(wakeUp.outbox());
     if (settings.deliveryEnabled() && partitionWorkers != null) {
-      executor.execute(partitionWorkers[wakeUp.partition()]);
+      PartitionWorker worker = partitionWorkers[wakeUp.partition()];
+      if (worker.wake()) {
+        executor.execute(worker);
+      }
     }
   }
 }

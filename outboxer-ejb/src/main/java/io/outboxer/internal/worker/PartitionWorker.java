@@ -93,6 +93,17 @@ public final class PartitionWorker implements Runnable {
   }
 
   /**
+   * Records a wake-up: true when the caller is to start a run for it, false when a run under way
+   * will serve it. The request is recorded before the lock is looked at, and a run looks for one
+   * after it let the lock go, so a run ending meanwhile either sees the request or left the lock
+   * free for this look to see. A commit that wakes a busy partition costs no task then.
+   */
+  public boolean wake() {
+    wakeRequested.set(true);
+    return !running.isLocked();
+  }
+
+  /**
    * Drains the partition, or, when a run is under way, makes it go round once more. The request is
    * recorded before the lock is tried, and a run looks for one again after it let the lock go: a
    * wake-up that arrives while a run ends, after its last look and before its unlock (or while a

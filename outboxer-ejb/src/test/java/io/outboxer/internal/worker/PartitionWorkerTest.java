@@ -397,6 +397,36 @@ class PartitionWorkerTest {
   }
 
   @Test
+  void aWakeUpDuringARunAsksForNoTaskAndIsServedByThatRun() throws Exception {
+    store.add(1, "g");
+    CountDownLatch inRelay = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Relay blocking =
+        batch -> {
+          inRelay.countDown();
+          try {
+            release.await(10, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return confirmAll.deliver(batch);
+        };
+    PartitionWorker worker = worker(0, blocking, new NodeShare(1));
+    Thread run = new Thread(worker);
+    run.start();
+    assertThat(inRelay.await(10, TimeUnit.SECONDS)).isTrue();
+
+    assertThat(worker.wake()).as("a run is under way").isFalse();
+    store.add(2, "g");
+    release.countDown();
+    run.join(10_000);
+
+    assertThat(run.isAlive()).isFalse();
+    assertThat(delivered).containsExactly(List.of(1L), List.of(2L));
+    assertThat(worker.wake()).as("no run is under way").isTrue();
+  }
+
+  @Test
   void aRelayThatThrowsChargesNothingAndThePartitionBacksOffUntilItAnswers() {
     store.add(1, "g");
     store.add(2, "g");
