@@ -96,11 +96,12 @@ public final class PartitionWorker implements Runnable {
    * Records a wake-up: true when the caller is to start a run for it, false when a run under way
    * will serve it. The request is recorded before the lock is looked at, and a run looks for one
    * after it let the lock go, so a run ending meanwhile either sees the request or left the lock
-   * free for this look to see. A commit that wakes a busy partition costs no task then.
+   * free for this look to see (the flag and the lock's state are both volatile). A commit that
+   * wakes a busy partition costs no task then, nor one that wakes a stopped worker.
    */
   public boolean wake() {
     wakeRequested.set(true);
-    return !running.isLocked();
+    return !stopped && !running.isLocked();
   }
 
   /**

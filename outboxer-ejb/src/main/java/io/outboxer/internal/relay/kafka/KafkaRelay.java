@@ -272,10 +272,7 @@ public final class KafkaRelay implements BudgetedRelay {
     }
     if (errors.isEmpty() && sent.values().stream().noneMatch(KafkaRelay::failedAlready)) {
       try {
-        // The commit sends what is still buffered and waits for its acknowledgements itself, in
-        // the producer's thread: no wake-up of this one between the last acknowledgement and the
-        // commit, as a flush before it would take.
-        producer.commitTransaction();
+        commit(producer, deadline);
         return new TransactionRounds.Round(true, Map.of());
       } catch (RuntimeException commitFailed) {
         // A record's failure fails the commit and leaves the transaction to abort. Any other
@@ -321,6 +318,27 @@ public final class KafkaRelay implements BudgetedRelay {
     return t != null && RECORD_REFUSALS.stream().anyMatch(type -> type.isInstance(t));
   }
 
+  /**
+   * Commits the transaction. The commit sends what is still buffered and waits for its
+   * acknowledgements itself, in the producer's thread: no wake-up of the caller between the last
+   * acknowledgement and the commit, as a flush before it would take. Each wait of {@code
+   * commitTransaction} ends after {@code max.block.ms}; one that ended so is resumed (Kafka's
+   * producer takes up the same commit) until the call's deadline, so that slow acknowledgements
+   * have the whole budget, as they would in a flush.
+   */
+  private static void commit(Producer<String, String> producer, Deadline deadline) {
+    while (true) {
+      try {
+        producer.commitTransaction();
+        return;
+      } catch (TimeoutException slow) {
+        if (deadline.passed()) {
+          throw slow;
+        }
+      }
+    }
+  }
+
   /** Whether {@code future} already says its record failed. */
   private static boolean failedAlready(Future<RecordMetadata> future) {
     return future.isDone() && failure(future) != null;
@@ -340,13 +358,17 @@ public final class KafkaRelay implements BudgetedRelay {
   }
 
   /**
-   * Adds to {@code errors} why each failed record of an ended transaction failed; every future is
-   * done once the transaction ended.
+   * Adds to {@code errors} why each failed record of an ended transaction failed. Once the
+   * transaction ended every future is done; one that is not yet counts as failed, not the record's
+   * fault, rather than be waited for.
    */
   private static void collectFailures(
       Map<Long, Future<RecordMetadata>> sent, Map<Long, Throwable> errors) {
     for (Map.Entry<Long, Future<RecordMetadata>> f : sent.entrySet()) {
-      Throwable t = failure(f.getValue());
+      Throwable t =
+          f.getValue().isDone()
+              ? failure(f.getValue())
+              : new TimeoutException("not acknowledged when the transaction ended");
       if (t != null) {
         errors.put(f.getKey(), t);
       }

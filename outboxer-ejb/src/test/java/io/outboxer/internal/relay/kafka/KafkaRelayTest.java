@@ -32,6 +32,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
@@ -222,6 +223,32 @@ class KafkaRelayTest {
   }
 
   /**
+   * Acknowledgements slower than {@code max.block.ms}: {@code commitTransaction} gives up waiting
+   * with a {@code TimeoutException}, and the relay takes up the same commit again within the call's
+   * deadline instead of counting the batch as an outage.
+   */
+  @Test
+  void aCommitThatOutwaitsMaxBlockIsResumedWithinTheDeadline() {
+    List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
+    KafkaRelay relay =
+        relay(
+            partition -> {
+              ScriptedProducer p = new ScriptedProducer();
+              p.commitTimeouts = 2;
+              made.add(p);
+              return p;
+            });
+
+    DeliveryReport report = relay.deliver(batch(3), BUDGET);
+
+    assertThat(report.confirmed()).containsExactly(1L, 2L, 3L);
+    assertThat(report.failed()).isEmpty();
+    assertThat(made).hasSize(1);
+    assertThat(made.get(0).commitCount()).isEqualTo(1);
+    assertThat(made.get(0).closedWith).isNull();
+  }
+
+  /**
    * A commit that fails with no record to blame (the producer was fenced by a newer one with its
    * transactional id): nothing is charged or confirmed, the producer is closed, and the next call
    * starts a new one.
@@ -331,7 +358,7 @@ class KafkaRelayTest {
    * for its size, one with id {@link #refusedByBroker} by the broker, which fails the commit; the
    * others are acknowledged when the transaction ends, after {@code send} returned, as a real
    * producer's are. With {@link #fencedAtCommit} a newer producer fences this one before its
-   * commit.
+   * commit; the first {@link #commitTimeouts} commits give up waiting, as at {@code max.block.ms}.
    */
   private static final class ScriptedProducer extends MockProducer<String, String> {
     private final CountDownLatch closed = new CountDownLatch(1);
@@ -340,6 +367,7 @@ class KafkaRelayTest {
     boolean metadataNeverComes;
     boolean commitNeverReturns;
     boolean fencedAtCommit;
+    int commitTimeouts;
     long refusedByBroker;
     private final List<Long> inFlight = new ArrayList<>();
     CountDownLatch initUntil = new CountDownLatch(0);
@@ -383,6 +411,10 @@ class KafkaRelayTest {
       }
       if (fencedAtCommit) {
         fenceProducer();
+      }
+      if (commitTimeouts > 0) {
+        commitTimeouts--;
+        throw new TimeoutException("Timeout expired after 5000ms while awaiting EndTxn(true)");
       }
       if (inFlight.contains(refusedByBroker)) {
         // As Kafka's producer does: the broker's answers complete the sends, and the refusal
