@@ -362,67 +362,44 @@ class PartitionWorkerTest {
     assertThat(events).containsExactly("lease TAKEN", "call 0ms", "lease LOST");
   }
 
+  /** A relay that confirms each batch once {@code release} opens, {@code inRelay} counted down. */
+  private Relay heldInRelay(CountDownLatch inRelay, CountDownLatch release) {
+    return batch -> {
+      inRelay.countDown();
+      try {
+        release.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return confirmAll.deliver(batch);
+    };
+  }
+
   @Test
-  void wakeUpsDuringARunMergeIntoOneMoreRound() throws Exception {
+  void wakeUpsDuringARunMergeIntoOneMoreRoundOfThatRunAndAskForNoTask() throws Exception {
     store.add(1, "g");
     CountDownLatch inRelay = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Relay blocking =
-        batch -> {
-          inRelay.countDown();
-          try {
-            release.await(10, TimeUnit.SECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return confirmAll.deliver(batch);
-        };
-    PartitionWorker worker = worker(0, blocking, new NodeShare(1));
+    PartitionWorker worker = worker(0, heldInRelay(inRelay, release), new NodeShare(1));
     Thread run = new Thread(worker);
     run.start();
     assertThat(inRelay.await(10, TimeUnit.SECONDS)).isTrue();
 
-    for (int i = 0; i < 3; i++) {
-      worker.run(); // returns at once: a run is under way
-    }
+    worker.run(); // a poll: returns at once, a run is under way
+    worker.run();
+    assertThat(worker.wake()).as("a run is under way: no task for a wake-up").isFalse();
+    store.add(2, "g");
     assertThat(store.emptyReads).as("the first run is still in its batch").hasValue(0);
     release.countDown();
     run.join(10_000);
 
     assertThat(run.isAlive()).isFalse();
-    assertThat(delivered).containsExactly(List.of(1L));
+    assertThat(delivered)
+        .as("the row committed during the batch went out in the run's one more round")
+        .containsExactly(List.of(1L), List.of(2L));
     assertThat(store.emptyReads)
-        .as("the batch found all that was ready; the round once more read nothing")
-        .hasValue(1);
-  }
-
-  @Test
-  void aWakeUpDuringARunAsksForNoTaskAndIsServedByThatRun() throws Exception {
-    store.add(1, "g");
-    CountDownLatch inRelay = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Relay blocking =
-        batch -> {
-          inRelay.countDown();
-          try {
-            release.await(10, TimeUnit.SECONDS);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return confirmAll.deliver(batch);
-        };
-    PartitionWorker worker = worker(0, blocking, new NodeShare(1));
-    Thread run = new Thread(worker);
-    run.start();
-    assertThat(inRelay.await(10, TimeUnit.SECONDS)).isTrue();
-
-    assertThat(worker.wake()).as("a run is under way").isFalse();
-    store.add(2, "g");
-    release.countDown();
-    run.join(10_000);
-
-    assertThat(run.isAlive()).isFalse();
-    assertThat(delivered).containsExactly(List.of(1L), List.of(2L));
+        .as("three requests, one more round: each batch found all that was ready")
+        .hasValue(0);
     assertThat(worker.wake()).as("no run is under way").isTrue();
   }
 

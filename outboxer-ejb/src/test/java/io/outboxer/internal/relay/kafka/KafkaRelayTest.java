@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.stream.LongStream;
 import org.apache.kafka.clients.producer.Callback;
@@ -129,14 +130,7 @@ class KafkaRelayTest {
   void aBatchToATopicThatDoesNotExistEndsWithinItsDeadlineAndReplacesTheProducer()
       throws Exception {
     List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
-    KafkaRelay relay =
-        relay(
-            partition -> {
-              ScriptedProducer p = new ScriptedProducer();
-              p.metadataNeverComes = made.isEmpty();
-              made.add(p);
-              return p;
-            });
+    KafkaRelay relay = relay(made, p -> p.metadataNeverComes = made.isEmpty());
 
     long started = System.nanoTime();
     assertThatThrownBy(() -> relay.deliver(batch(3), BUDGET))
@@ -167,12 +161,10 @@ class KafkaRelayTest {
     List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
     KafkaRelay relay =
         relay(
-            partition -> {
-              ScriptedProducer p = new ScriptedProducer();
+            made,
+            p -> {
               p.tooLarge = 2;
               p.commitNeverReturns = true;
-              made.add(p);
-              return p;
             });
 
     long started = System.nanoTime();
@@ -197,14 +189,7 @@ class KafkaRelayTest {
   @Test
   void aRecordTheBrokerRefusesFailsTheCommitAndIsChargedAlone() {
     List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
-    KafkaRelay relay =
-        relay(
-            partition -> {
-              ScriptedProducer p = new ScriptedProducer();
-              p.refusedByBroker = 2;
-              made.add(p);
-              return p;
-            });
+    KafkaRelay relay = relay(made, p -> p.refusedByBroker = 2);
 
     DeliveryReport report = relay.deliver(batch(3), BUDGET);
 
@@ -230,14 +215,7 @@ class KafkaRelayTest {
   @Test
   void aCommitThatOutwaitsMaxBlockIsResumedWithinTheDeadline() {
     List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
-    KafkaRelay relay =
-        relay(
-            partition -> {
-              ScriptedProducer p = new ScriptedProducer();
-              p.commitTimeouts = 2;
-              made.add(p);
-              return p;
-            });
+    KafkaRelay relay = relay(made, p -> p.commitTimeouts = 2);
 
     DeliveryReport report = relay.deliver(batch(3), BUDGET);
 
@@ -256,14 +234,7 @@ class KafkaRelayTest {
   @Test
   void aFencedCommitChargesNothingAndReplacesTheProducer() {
     List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
-    KafkaRelay relay =
-        relay(
-            partition -> {
-              ScriptedProducer p = new ScriptedProducer();
-              p.fencedAtCommit = made.isEmpty();
-              made.add(p);
-              return p;
-            });
+    KafkaRelay relay = relay(made, p -> p.fencedAtCommit = made.isEmpty());
 
     assertThatThrownBy(() -> relay.deliver(batch(2), BUDGET))
         .isInstanceOf(KafkaUnavailableException.class)
@@ -285,14 +256,7 @@ class KafkaRelayTest {
   void aProducerThatStartsAfterTheDeadlineServesTheNextCall() throws Exception {
     CountDownLatch coordinatorAnswers = new CountDownLatch(1);
     List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
-    KafkaRelay relay =
-        relay(
-            partition -> {
-              ScriptedProducer p = new ScriptedProducer();
-              p.initUntil = coordinatorAnswers;
-              made.add(p);
-              return p;
-            });
+    KafkaRelay relay = relay(made, p -> p.initUntil = coordinatorAnswers);
 
     long started = System.nanoTime();
     assertThatThrownBy(() -> relay.deliver(batch(2), BUDGET))
@@ -310,13 +274,7 @@ class KafkaRelayTest {
   @Test
   void aBatchThatEndsInTimeKeepsItsProducerForTheNext() {
     List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
-    KafkaRelay relay =
-        relay(
-            partition -> {
-              ScriptedProducer p = new ScriptedProducer();
-              made.add(p);
-              return p;
-            });
+    KafkaRelay relay = relay(made, p -> {});
 
     assertThat(relay.deliver(batch(2), BUDGET).confirmed()).containsExactlyInAnyOrder(1L, 2L);
     assertThat(relay.deliver(batch(3), BUDGET).confirmed()).containsExactlyInAnyOrder(1L, 2L, 3L);
@@ -339,7 +297,15 @@ class KafkaRelayTest {
     throw new AssertionError("the relay still refuses the partition's batches");
   }
 
-  private static KafkaRelay relay(IntFunction<Producer<String, String>> producers) {
+  /** A relay whose producers are scripted by {@code script}, each added to {@code made}. */
+  private static KafkaRelay relay(List<ScriptedProducer> made, Consumer<ScriptedProducer> script) {
+    IntFunction<Producer<String, String>> producers =
+        partition -> {
+          ScriptedProducer p = new ScriptedProducer();
+          script.accept(p);
+          made.add(p);
+          return p;
+        };
     return new KafkaRelay("orders", new Properties(), producers, BUDGET, EXECUTOR);
   }
 
