@@ -92,6 +92,9 @@ select id, group_key, message_type, payload, attempts, trace_parent from outboxe
    and id < :bound
  order by state, id limit :limit
 
+-- Per group of the batch: its waiting head, its first held row and its head due again. Without a
+-- waiting head or a held row in the partition no group is blocked and none holds rows, so a
+-- healthy partition answers with no row after two index probes instead of three per group.
 -- name: BLOCKED_FROM
 select k.g,
        (select m.id from outboxer_message m
@@ -104,6 +107,10 @@ select k.g,
          where m.outbox = :outbox and m.partition_no = :partition and m.state = 0
            and m.attempts > 0 and m.group_key = k.g limit 1)
   from jsonb_array_elements_text(cast(:groups as jsonb)) as k(g)
+ where exists (select 1 from outboxer_message m
+                where m.outbox = :outbox and m.partition_no = :partition and m.state = 3)
+    or exists (select 1 from outboxer_message m
+                where m.outbox = :outbox and m.partition_no = :partition and m.state = 1)
 
 -- name: HOLD_ROWS
 update outboxer_message set state = 1
