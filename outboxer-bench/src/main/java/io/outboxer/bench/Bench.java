@@ -95,7 +95,7 @@ public final class Bench {
     new Scenarios(rig, report, out, started, Integer.getInteger("bench.budget.minutes", 12)).run();
     report.write(out);
     System.out.println(report.table());
-    System.out.println("bench: wrote " + out.resolve("bench.json") + " and bench.png");
+    System.out.println("bench: wrote " + report.written() + " in " + out);
     String required = System.getProperty("bench.require", "");
     List<String> unmet =
         required.isBlank() ? List.of() : report.unmet(List.of(required.split(",")));

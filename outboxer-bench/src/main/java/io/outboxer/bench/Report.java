@@ -186,7 +186,19 @@ final class Report {
     try (Writer w = Files.newBufferedWriter(dir.resolve("bench.json"))) {
       writers.createWriter(w).writeObject(json.build());
     }
-    chart(dir.resolve("bench.png"));
+    Path png = dir.resolve("bench.png");
+    if (results.isEmpty()) {
+      Files.deleteIfExists(png); // only profiles ran: nothing to chart, and no earlier run's chart
+    } else {
+      chart(png);
+    }
+  }
+
+  /** What {@link #write} wrote into its folder. */
+  String written() {
+    return results.isEmpty()
+        ? "bench.json (no scenario ran: no chart)"
+        : "bench.json and bench.png";
   }
 
   /** A short category name: the id, and for P2 and the latencies which of their rows. */
