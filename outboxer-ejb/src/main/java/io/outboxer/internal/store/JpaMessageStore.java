@@ -101,7 +101,7 @@ public class JpaMessageStore implements MessageStore {
       }
       BlockedGroups.Split split = BlockedGroups.split(read, BlockedGroups.blockedFrom(heads));
       if (!split.hold().isEmpty()) {
-        sql.update(Sql.HOLD_ROWS, "ids", NativeQueries.jsonArray(split.hold()));
+        sql.update(Sql.HOLD_ROWS, "ids", NativeQueries.idArray(split.hold()));
       }
       if (!split.onlyHeld()) {
         return Optional.of(new ReadBatch(split.free(), used, full));
@@ -220,7 +220,7 @@ public class JpaMessageStore implements MessageStore {
             "partition",
             lease.partition(),
             "groups",
-            NativeQueries.jsonArray(groups))) {
+            NativeQueries.keyArray(groups))) {
       BlockedGroups.Heads h = new BlockedGroups.Heads(id(row[1]), id(row[2]), id(row[3]));
       if (h.waiting() != null || h.firstHeld() != null) {
         heads.put((String) row[0], h);
@@ -243,7 +243,7 @@ public class JpaMessageStore implements MessageStore {
       releaseGroup(lease, group);
     }
     if (!completion.delete().isEmpty()) {
-      sql.update(Sql.DELETE_ROWS, "ids", NativeQueries.jsonArray(completion.delete()));
+      sql.update(Sql.DELETE_ROWS, "ids", NativeQueries.idArray(completion.delete()));
     }
     for (Completion.Failure f : completion.failures()) {
       String error = truncate(f.reason());

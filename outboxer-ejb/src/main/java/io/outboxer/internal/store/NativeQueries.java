@@ -9,6 +9,7 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.Query;
 import java.util.Collection;
 import java.util.List;
+import java.util.StringJoiner;
 
 /**
  * Runs the dialect's named statements in the caller's transaction, through the persistence context,
@@ -88,16 +89,19 @@ public class NativeQueries {
     return query;
   }
 
-  /** {@code values} as one JSON array: how the statements take lists of any length. */
-  static String jsonArray(Collection<?> values) {
-    JsonArrayBuilder array = Json.createArrayBuilder();
-    for (Object v : values) {
-      if (v instanceof Long n) {
-        array.add(n);
-      } else {
-        array.add((String) v);
-      }
+  /** {@code ids} as one JSON array of numbers: how the statements take lists of ids. */
+  static String idArray(Collection<Long> ids) {
+    StringJoiner array = new StringJoiner(",", "[", "]");
+    for (Long id : ids) {
+      array.add(id.toString());
     }
+    return array.toString();
+  }
+
+  /** {@code keys} as one JSON array of strings: how the statements take lists of group keys. */
+  static String keyArray(Collection<String> keys) {
+    JsonArrayBuilder array = Json.createArrayBuilder();
+    keys.forEach(array::add);
     return array.build().toString();
   }
 }
