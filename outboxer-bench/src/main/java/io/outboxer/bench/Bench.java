@@ -10,7 +10,8 @@ import java.util.concurrent.Callable;
 /**
  * The benchmark's entry point: starts the real parts (a PostgreSQL database of its own, a Kafka
  * broker, the Liberty server with the demo EAR, whose default outbox relays to that broker in 8
- * partitions), runs the scenarios, and writes the table, {@code bench.json} and {@code bench.png}.
+ * partitions), runs the scenarios, and writes the table, {@code bench.json} and {@code bench.png}
+ * (no chart when only profiles ran).
  *
  * <p>Settings (system properties): {@code bench.p1.backlog} (P1's measured drains, default
  * 1000000), {@code bench.backlog} (P1's warm-up, P1t, P4 and W1, default 50000), {@code

@@ -18,7 +18,10 @@ import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.style.Styler;
 
-/** The run's results as a table on stdout, {@code bench.json} and the chart {@code bench.png}. */
+/**
+ * The run's results as a table on stdout, {@code bench.json} and the chart {@code bench.png} (none
+ * when no scenario ran).
+ */
 final class Report {
 
   private final Map<String, String> machine;

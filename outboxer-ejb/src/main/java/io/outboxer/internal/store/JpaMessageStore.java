@@ -203,8 +203,9 @@ public class JpaMessageStore implements MessageStore {
 
   /**
    * Per group of {@code batch} with a failing head or held rows, what the database holds of its
-   * failure. Three index probes per group, each one entry deep: the cost depends on the batch,
-   * never on how many rows a blocked group holds.
+   * failure. Two index probes when the partition has no waiting head and no held row (then no group
+   * is blocked), else three per group, each one entry deep: the cost depends on the batch, never on
+   * how many rows a blocked group holds.
    */
   private Map<String, BlockedGroups.Heads> heads(Lease lease, List<Envelope> batch) {
     List<String> groups = BlockedGroups.groupsOf(batch);

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class NativeQueriesTest {
 
   @Test
-  void idsBecomeOneJsonArrayOfNumbersThatPostgresqlReadsAsAnArrayOnceItsBracketsAreBraces() {
+  void idsBecomeOneJsonArrayOfNumbersWithNothingButDigitsCommasAndBrackets() {
     assertThat(NativeQueries.idArray(List.of(1L, 20L, 9_007_199_254_740_993L)))
         .isEqualTo("[1,20,9007199254740993]");
     assertThat(NativeQueries.idArray(List.of())).isEqualTo("[]");
