@@ -94,9 +94,9 @@ public final class Bench {
             TOPIC);
     Report report = new Report(Machine.describe(server, db));
     new Scenarios(rig, report, out, started, Integer.getInteger("bench.budget.minutes", 12)).run();
-    report.write(out);
+    String written = report.write(out);
     System.out.println(report.table());
-    System.out.println("bench: wrote " + report.written() + " in " + out);
+    System.out.println("bench: wrote " + written + " in " + out);
     String required = System.getProperty("bench.require", "");
     List<String> unmet =
         required.isBlank() ? List.of() : report.unmet(List.of(required.split(",")));

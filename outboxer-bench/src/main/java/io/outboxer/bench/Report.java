@@ -136,7 +136,13 @@ final class Report {
         Locale.ROOT, "%.1f (%.1f-%.1f) %s", f.median(), f.min(), f.max(), f.unit());
   }
 
-  void write(Path dir) throws IOException {
+  /**
+   * Writes {@code bench.txt}, {@code bench.json} and, when a scenario ran, the chart {@code
+   * bench.png} into {@code dir}.
+   *
+   * @return what it wrote
+   */
+  String write(Path dir) throws IOException {
     Files.createDirectories(dir);
     Files.writeString(dir.resolve("bench.txt"), table());
     JsonObjectBuilder json = Json.createObjectBuilder();
@@ -192,16 +198,10 @@ final class Report {
     Path png = dir.resolve("bench.png");
     if (results.isEmpty()) {
       Files.deleteIfExists(png); // only profiles ran: nothing to chart, and no earlier run's chart
-    } else {
-      chart(png);
+      return "bench.json (no scenario ran: no chart)";
     }
-  }
-
-  /** What {@link #write} wrote into its folder. */
-  String written() {
-    return results.isEmpty()
-        ? "bench.json (no scenario ran: no chart)"
-        : "bench.json and bench.png";
+    chart(png);
+    return "bench.json and bench.png";
   }
 
   /** A short category name: the id, and for P2 and the latencies which of their rows. */
