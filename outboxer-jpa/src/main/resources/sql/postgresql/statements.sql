@@ -156,11 +156,24 @@ update outboxer_message set state = 0 where outbox = :outbox and state = 1
 
 -- An operator's repair of a partition (ADR 0014): waits for a batch read or completion of the
 -- partition, which hold the lease's row too, and tells its worker to read from the first row.
--- name: MARK_REPAIR
-update outboxer_lease set repairs = repairs + 1 where outbox = :outbox and partition_no = :partition
+-- A repair's first statement: it waits for the partition's batch read or completion (they hold the
+-- lease row's lock), so that what the repair then reads of its rows is what that batch left.
+-- name: MARK_REPAIR_OF_MESSAGE
+update outboxer_lease set repairs = repairs + 1
+ where outbox = :outbox
+   and partition_no = (select partition_no from outboxer_message where outbox = :outbox and id = :id)
 
--- Every partition's, their rows locked in partition order (as several MARK_REPAIR are run), so
--- that two repairs of one outbox never wait for each other in a circle.
+-- The partitions holding a group's rows (and below, MARK_REPAIR_ALL: every partition's), their lease
+-- rows locked in partition order, so that two repairs of one outbox never wait in a circle.
+-- name: MARK_REPAIR_OF_GROUP
+update outboxer_lease set repairs = repairs + 1
+ where (outbox, partition_no) in (select outbox, partition_no from outboxer_lease
+                                   where outbox = :outbox
+                                     and partition_no in (select partition_no from outboxer_message
+                                                           where outbox = :outbox
+                                                             and group_key = :group)
+                                   order by partition_no for update)
+
 -- name: MARK_REPAIR_ALL
 update outboxer_lease set repairs = repairs + 1
  where (outbox, partition_no) in (select outbox, partition_no from outboxer_lease

@@ -78,8 +78,19 @@ update outboxer_message set state = 0 where outbox = :outbox and state = 1
 
 -- An operator's repair of a partition (ADR 0014); SQLite's workers always read from the first row,
 -- so the count only keeps the schema the same as PostgreSQL's.
--- name: MARK_REPAIR
-update outboxer_lease set repairs = repairs + 1 where outbox = :outbox and partition_no = :partition
+-- A repair's first statement writes, so that its transaction is the writer before it reads: a
+-- deferred transaction that read first could not write once another connection had committed
+-- (SQLITE_BUSY_SNAPSHOT, which no busy timeout waits out).
+-- name: MARK_REPAIR_OF_MESSAGE
+update outboxer_lease set repairs = repairs + 1
+ where outbox = :outbox
+   and partition_no = (select partition_no from outboxer_message where outbox = :outbox and id = :id)
+
+-- name: MARK_REPAIR_OF_GROUP
+update outboxer_lease set repairs = repairs + 1
+ where outbox = :outbox
+   and partition_no in (select partition_no from outboxer_message
+                         where outbox = :outbox and group_key = :group)
 
 -- name: MARK_REPAIR_ALL
 update outboxer_lease set repairs = repairs + 1 where outbox = :outbox

@@ -1,6 +1,7 @@
 package io.outboxer.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxer.internal.rules.BatchOutcome;
@@ -24,6 +25,7 @@ import jakarta.transaction.UserTransaction;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.naming.InitialContext;
@@ -170,7 +172,10 @@ class FencingIT {
         head);
     insert(outbox, "g", 0, 0);
     insert(outbox, "g", 0, 0);
-    StoredMessage waiting = new StoredMessage(head, outbox, 0, "g", RowState.WAITING, 1);
+    Runnable discardHead =
+        () ->
+            inTransaction(
+                () -> admin.discard(admin.findForRepair(outbox, head).orElseThrow(), true));
 
     if (!Sql.database().equals("postgresql")) {
       assertThat(
@@ -180,7 +185,7 @@ class FencingIT {
                   .envelopes())
           .isEmpty();
       assertThat(rows(outbox)).extracting(r -> ((Number) r[1]).intValue()).containsExactly(3, 1, 1);
-      inTransaction(() -> admin.discard(waiting, true));
+      discardHead.run();
       assertThat(rows(outbox)).extracting(r -> ((Number) r[1]).intValue()).containsExactly(0, 0);
       return;
     }
@@ -193,7 +198,7 @@ class FencingIT {
         .isEmpty();
     ManagedExecutorService executor =
         InitialContext.doLookup("java:comp/DefaultManagedExecutorService");
-    Future<?> discard = executor.submit(() -> inTransaction(() -> admin.discard(waiting, true)));
+    Future<?> discard = executor.submit(discardHead);
     await()
         .atMost(Duration.ofSeconds(30))
         .pollInSameThread()
@@ -208,6 +213,64 @@ class FencingIT {
     discard.get(30, TimeUnit.SECONDS);
 
     assertThat(rows(outbox)).extracting(r -> ((Number) r[1]).intValue()).containsExactly(0, 0);
+  }
+
+  /**
+   * An operator revives a message while the partition's batch in progress is making it dead. On
+   * PostgreSQL the repair waits for that batch before it reads the message, so it finds it dead and
+   * revives it; a repair that read first would have found it waiting and refused. SQLite has one
+   * connection, so the repair comes after the batch.
+   */
+  @Test
+  void aRepairReadsTheMessageAsTheBatchInProgressLeavesIt() throws Exception {
+    String outbox = newOutbox();
+    Lease lease = lease(outbox, "worker");
+    long message = insert(outbox, "g", 0, 2);
+    Callable<StoredMessage> revive =
+        () -> {
+          tx.begin();
+          StoredMessage found = admin.findForRepair(outbox, message).orElseThrow();
+          if (found.state() == RowState.DEAD) {
+            admin.reviveDead(found);
+          }
+          tx.commit();
+          return found;
+        };
+
+    tx.begin();
+    assertThat(
+            messages
+                .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+                .orElseThrow()
+                .envelopes())
+        .extracting(Envelope::id)
+        .containsExactly(message);
+    Sql.update("update outboxer_message set state = 2, attempts = 3 where id = ?", message);
+    if (!Sql.database().equals("postgresql")) {
+      tx.commit();
+      assertThat(revive.call().state()).isEqualTo(RowState.DEAD);
+    } else {
+      ManagedExecutorService executor =
+          InitialContext.doLookup("java:comp/DefaultManagedExecutorService");
+      Future<StoredMessage> repair = executor.submit(revive);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .pollInSameThread()
+          .until(
+              () ->
+                  Sql.number(
+                          "select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+                              + " and datname = current_database()")
+                      >= 1);
+      assertThat(repair).as("the repair waits for the batch").isNotDone();
+      tx.commit();
+      assertThat(repair.get(30, TimeUnit.SECONDS).state()).isEqualTo(RowState.DEAD);
+    }
+
+    assertThat(rows(outbox))
+        .as("revived: ready, attempts reset")
+        .extracting(r -> ((Number) r[1]).intValue(), r -> ((Number) r[2]).intValue())
+        .containsExactly(tuple(0, 0));
   }
 
   private void inTransaction(Runnable work) {

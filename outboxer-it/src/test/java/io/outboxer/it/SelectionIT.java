@@ -173,7 +173,7 @@ class SelectionIT {
     ReadStart past = second.start().past(b2);
 
     tx.begin();
-    admin.discard(admin.find(outbox, a1).orElseThrow(), true);
+    admin.discard(admin.findForRepair(outbox, a1).orElseThrow(), true);
     tx.commit();
     long a3 = leased.insert("a");
 

@@ -92,7 +92,7 @@ public class OutboxAdminBean implements OutboxAdmin {
   @Override
   public void retryDead(String outbox, long id) {
     runtime.outbox(outbox);
-    StoredMessage message = find(outbox, id);
+    StoredMessage message = findForRepair(outbox, id);
     if (message.state() != RowState.DEAD) {
       throw new OutboxException(
           "OUTBOXER-4002 message " + id + " of outbox '" + outbox + "' is not dead: it is pending");
@@ -105,8 +105,8 @@ public class OutboxAdminBean implements OutboxAdmin {
   public int retryDeadGroup(String outbox, String groupKey) {
     runtime.outbox(outbox);
     requireGroup(groupKey);
-    List<Integer> partitions = store.partitionsOf(outbox, groupKey);
-    int revived = store.reviveDeadGroup(outbox, groupKey, partitions);
+    List<Integer> partitions = store.partitionsForRepair(outbox, groupKey);
+    int revived = store.reviveDeadGroup(outbox, groupKey);
     if (revived > 0) {
       partitions.forEach(p -> runtime.wakeAfterCommit(outbox, p));
     }
@@ -116,7 +116,7 @@ public class OutboxAdminBean implements OutboxAdmin {
   @Override
   public void discard(String outbox, long id) {
     OutboxConfig settings = runtime.outbox(outbox);
-    StoredMessage message = find(outbox, id);
+    StoredMessage message = findForRepair(outbox, id);
     boolean releaseGroup =
         settings.ordering() == Ordering.GROUP
             && message.groupKey() != null
@@ -132,7 +132,7 @@ public class OutboxAdminBean implements OutboxAdmin {
     runtime.outbox(outbox);
     requireGroup(groupKey);
     int due = 0;
-    for (int partition : store.partitionsOf(outbox, groupKey)) {
+    for (int partition : store.partitionsForRepair(outbox, groupKey)) {
       int released = store.releaseGroup(outbox, partition, groupKey);
       if (released > 0) {
         runtime.wakeAfterCommit(outbox, partition);
@@ -148,9 +148,9 @@ public class OutboxAdminBean implements OutboxAdmin {
     }
   }
 
-  private StoredMessage find(String outbox, long id) {
+  private StoredMessage findForRepair(String outbox, long id) {
     return store
-        .find(outbox, id)
+        .findForRepair(outbox, id)
         .orElseThrow(
             () ->
                 new OutboxException(

@@ -18,11 +18,19 @@ public interface AdminStore {
   /** Up to {@code limit} messages of the outbox in {@code state} with ids above {@code afterId}. */
   List<MessageDetails> page(String outbox, RowState state, long afterId, int limit);
 
-  /** One message of an outbox, whatever its state. */
-  Optional<StoredMessage> find(String outbox, long id);
+  /**
+   * One message of an outbox, whatever its state, read for a repair of it: first raises the repair
+   * count of its partition (ADR 0014), which waits for the partition's batch read or completion in
+   * progress, so the message is read as that batch left it, and makes this transaction SQLite's
+   * writer before it reads. A repair of one message starts here.
+   */
+  Optional<StoredMessage> findForRepair(String outbox, long id);
 
-  /** The partitions that hold messages of a group. */
-  List<Integer> partitionsOf(String outbox, String groupKey);
+  /**
+   * The partitions that hold messages of a group, in order, read for a repair of the group: first
+   * raises their repair counts, as {@link #findForRepair} does. A repair of a group starts here.
+   */
+  List<Integer> partitionsForRepair(String outbox, String groupKey);
 
   /**
    * Makes every dead message of {@code outbox} ready again with its attempts reset, raising the
@@ -32,26 +40,27 @@ public interface AdminStore {
    */
   int reviveDead(String outbox);
 
-  /** Makes a dead message ready again with its attempts reset, raising its partition's count. */
+  /** Makes a dead message, found for repair, ready again with its attempts reset. */
   void reviveDead(StoredMessage message);
 
   /**
-   * Makes the dead messages of a group ready again with their attempts reset, raising the count of
-   * {@code partitions}, where the group's rows lie.
+   * Makes the dead messages of a group ready again with their attempts reset, after {@link
+   * #partitionsForRepair}.
    *
    * @return how many were revived
    */
-  int reviveDeadGroup(String outbox, String groupKey, List<Integer> partitions);
+  int reviveDeadGroup(String outbox, String groupKey);
 
   /**
-   * Deletes a message; with {@code releaseGroup}, its group's held rows become ready (it was the
-   * group's failing head).
+   * Deletes a message found for repair; with {@code releaseGroup}, its group's held rows become
+   * ready (it was the group's failing head).
    */
   void discard(StoredMessage message, boolean releaseGroup);
 
   /**
-   * Within one partition, makes a group's message waiting for its retry due now, or, when the group
-   * has no failing message, releases its held rows.
+   * Within one partition of those {@link #partitionsForRepair} gave, makes a group's message
+   * waiting for its retry due now, or, when the group has no failing message, releases its held
+   * rows.
    *
    * @return how many messages became due
    */

@@ -77,7 +77,8 @@ public class JpaAdminStore implements AdminStore {
   }
 
   @Override
-  public Optional<StoredMessage> find(String outbox, long id) {
+  public Optional<StoredMessage> findForRepair(String outbox, long id) {
+    sql.update(Sql.MARK_REPAIR_OF_MESSAGE, "outbox", outbox, "id", id);
     List<Object[]> rows = sql.rows(Sql.FIND_MESSAGE, "outbox", outbox, "id", id);
     return rows.stream()
         .findFirst()
@@ -93,9 +94,11 @@ public class JpaAdminStore implements AdminStore {
   }
 
   @Override
-  public List<Integer> partitionsOf(String outbox, String groupKey) {
+  public List<Integer> partitionsForRepair(String outbox, String groupKey) {
+    sql.update(Sql.MARK_REPAIR_OF_GROUP, "outbox", outbox, "group", groupKey);
     return sql.column(Sql.GROUP_PARTITIONS, "outbox", outbox, "group", groupKey).stream()
         .map(p -> ((Number) p).intValue())
+        .sorted()
         .toList();
   }
 
@@ -107,20 +110,16 @@ public class JpaAdminStore implements AdminStore {
 
   @Override
   public void reviveDead(StoredMessage message) {
-    repairing(message.outbox(), message.partition());
     sql.update(Sql.REVIVE_DEAD, "outbox", message.outbox(), "id", message.id());
   }
 
   @Override
-  public int reviveDeadGroup(String outbox, String groupKey, List<Integer> partitions) {
-    // In partition order, as MARK_REPAIR_ALL locks them.
-    partitions.stream().sorted().forEach(p -> repairing(outbox, p));
+  public int reviveDeadGroup(String outbox, String groupKey) {
     return sql.update(Sql.REVIVE_DEAD_GROUP, "outbox", outbox, "group", groupKey);
   }
 
   @Override
   public void discard(StoredMessage message, boolean releaseGroup) {
-    repairing(message.outbox(), message.partition());
     sql.update(Sql.DELETE_MESSAGE, "id", message.id());
     if (releaseGroup) {
       sql.update(
@@ -136,7 +135,6 @@ public class JpaAdminStore implements AdminStore {
 
   @Override
   public int releaseGroup(String outbox, int partition, String groupKey) {
-    repairing(outbox, partition);
     int due =
         sql.update(
             Sql.RETRY_GROUP_NOW, "outbox", outbox, "partition", partition, "group", groupKey);
@@ -149,15 +147,5 @@ public class JpaAdminStore implements AdminStore {
         ? due
         : sql.update(
             Sql.RELEASE_GROUP, "outbox", outbox, "partition", partition, "group", groupKey);
-  }
-
-  /**
-   * Raises the partition's repair count before a repair's first change to its rows (ADR 0014): this
-   * waits for a batch read or completion of the partition, which may be holding rows of the group,
-   * so that what follows sees them (the worker's transactions hold the lease row too), and tells
-   * the worker to read from the partition's first row again once this repair has committed.
-   */
-  private void repairing(String outbox, int partition) {
-    sql.update(Sql.MARK_REPAIR, "outbox", outbox, "partition", partition);
   }
 }

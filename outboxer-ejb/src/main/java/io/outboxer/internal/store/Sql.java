@@ -45,8 +45,13 @@ public enum Sql {
   FAIL_RETRY,
   RELEASE_GROUP,
   RELEASE_OUTBOX_HELD,
-  /** Raises a partition's repair count, waiting for its worker's transaction (ADR 0014). */
-  MARK_REPAIR,
+  /**
+   * Raises the repair count of a message's partition, waiting for its worker's transaction (ADR
+   * 0014): a repair's first statement, before it reads the message.
+   */
+  MARK_REPAIR_OF_MESSAGE,
+  /** Raises the repair count of the partitions holding a group's rows, likewise. */
+  MARK_REPAIR_OF_GROUP,
   /** Raises the repair count of every partition of an outbox. */
   MARK_REPAIR_ALL,
   INSERT_OUTBOX,
