@@ -49,7 +49,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.eclipse.microprofile.health.Readiness;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
@@ -88,7 +87,7 @@ class CommitOrderIT {
   @Inject MessageStore store;
   @Inject LeaseStore leases;
   @Inject TransactionSetting setting;
-  @Inject @Readiness OutboxerReadiness readiness;
+  @Inject OutboxerReadiness readiness;
 
   private final String run = "commit-" + UUID.randomUUID() + "-";
 

@@ -126,8 +126,10 @@ class RestartIT {
     server.start(Map.of());
     server.awaitReady();
 
-    JsonObject check =
-        DemoClient.json(server.get("/health/ready").body()).getJsonArray("checks").getJsonObject(0);
+    JsonArray checks = DemoClient.json(server.get("/health/ready").body()).getJsonArray("checks");
+    assertThat(checks).as("Outboxer's check, once").hasSize(1);
+    JsonObject check = checks.getJsonObject(0);
+    assertThat(check.getString("name")).isEqualTo("outboxer");
     String db = jdbcUrl.replaceAll("[?].*$", "");
     assertThat(check.getJsonObject("data").getString("database"))
         .startsWith("postgresql jdbc:postgresql://")

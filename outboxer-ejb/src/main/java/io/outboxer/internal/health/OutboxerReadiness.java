@@ -11,15 +11,18 @@ import java.util.Map;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
-import org.eclipse.microprofile.health.Readiness;
 
 /**
  * Ready when the database answers, Outboxer's tables exist and no outbox was refused at startup (a
  * changed partition count on a live backlog). Partitions whose relay is unavailable are listed in
  * the data, without making the server unready, and so is, per partition, the oldest publishing
  * transaction still in flight, which holds back the partition's rows from its id on (ADR 0010).
+ *
+ * <p>The admin web module publishes it as the server's readiness check ({@code
+ * io.outboxer.web.ReadinessCheck}): Liberty asks each web module of an EAR for its checks, and
+ * every one of them sees this EJB jar's beans, so a check declared here would be listed once per
+ * web module.
  */
-@Readiness
 @ApplicationScoped
 public class OutboxerReadiness implements HealthCheck {
 
