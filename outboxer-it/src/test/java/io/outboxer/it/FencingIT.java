@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.naming.InitialContext;
@@ -196,18 +197,7 @@ class FencingIT {
                 .orElseThrow()
                 .envelopes())
         .isEmpty();
-    ManagedExecutorService executor =
-        InitialContext.doLookup("java:comp/DefaultManagedExecutorService");
-    Future<?> discard = executor.submit(discardHead);
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .pollInSameThread()
-        .until(
-            () ->
-                Sql.number(
-                        "select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
-                            + " and datname = current_database()")
-                    >= 1);
+    Future<?> discard = startWaitingForALock(Executors.callable(discardHead));
     assertThat(discard).as("the discard waits for the batch read").isNotDone();
     tx.commit();
     discard.get(30, TimeUnit.SECONDS);
@@ -250,18 +240,7 @@ class FencingIT {
       tx.commit();
       assertThat(revive.call().state()).isEqualTo(RowState.DEAD);
     } else {
-      ManagedExecutorService executor =
-          InitialContext.doLookup("java:comp/DefaultManagedExecutorService");
-      Future<StoredMessage> repair = executor.submit(revive);
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .pollInSameThread()
-          .until(
-              () ->
-                  Sql.number(
-                          "select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
-                              + " and datname = current_database()")
-                      >= 1);
+      Future<StoredMessage> repair = startWaitingForALock(revive);
       assertThat(repair).as("the repair waits for the batch").isNotDone();
       tx.commit();
       assertThat(repair.get(30, TimeUnit.SECONDS).state()).isEqualTo(RowState.DEAD);
@@ -271,6 +250,26 @@ class FencingIT {
         .as("revived: ready, attempts reset")
         .extracting(r -> ((Number) r[1]).intValue(), r -> ((Number) r[2]).intValue())
         .containsExactly(tuple(0, 0));
+  }
+
+  /**
+   * Starts {@code work} on another thread, returning once a session of the database waits for a
+   * lock.
+   */
+  private static <T> Future<T> startWaitingForALock(Callable<T> work) throws Exception {
+    ManagedExecutorService executor =
+        InitialContext.doLookup("java:comp/DefaultManagedExecutorService");
+    Future<T> started = executor.submit(work);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInSameThread()
+        .until(
+            () ->
+                Sql.number(
+                        "select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+                            + " and datname = current_database()")
+                    >= 1);
+    return started;
   }
 
   private void inTransaction(Runnable work) {
