@@ -154,10 +154,9 @@ update outboxer_message set state = 0
 -- name: RELEASE_OUTBOX_HELD
 update outboxer_message set state = 0 where outbox = :outbox and state = 1
 
--- An operator's repair of a partition (ADR 0014): waits for a batch read or completion of the
--- partition, which hold the lease's row too, and tells its worker to read from the first row.
--- A repair's first statement: it waits for the partition's batch read or completion (they hold the
--- lease row's lock), so that what the repair then reads of its rows is what that batch left.
+-- An operator's repair (ADR 0014), its first statement: it waits for a batch read or completion of
+-- the partition, which hold the lease's row too, so that what the repair then reads of its rows is
+-- what that batch left, and tells the partition's worker to read from the first row.
 -- name: MARK_REPAIR_OF_MESSAGE
 update outboxer_lease set repairs = repairs + 1
  where outbox = :outbox

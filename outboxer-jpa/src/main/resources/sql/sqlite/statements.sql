@@ -76,11 +76,11 @@ update outboxer_message set state = 0
 -- name: RELEASE_OUTBOX_HELD
 update outboxer_message set state = 0 where outbox = :outbox and state = 1
 
--- An operator's repair of a partition (ADR 0014); SQLite's workers always read from the first row,
--- so the count only keeps the schema the same as PostgreSQL's.
--- A repair's first statement writes, so that its transaction is the writer before it reads: a
--- deferred transaction that read first could not write once another connection had committed
--- (SQLITE_BUSY_SNAPSHOT, which no busy timeout waits out).
+-- An operator's repair (ADR 0014), its first statement. SQLite's workers always read from the first
+-- row, so the count itself only keeps the schema the same as PostgreSQL's; what matters here is
+-- that the repair writes before it reads, so that its transaction is the writer from its start: a
+-- deferred transaction that read first could not write once another connection on the file had
+-- committed (SQLITE_BUSY_SNAPSHOT, which no busy timeout waits out).
 -- name: MARK_REPAIR_OF_MESSAGE
 update outboxer_lease set repairs = repairs + 1
  where outbox = :outbox

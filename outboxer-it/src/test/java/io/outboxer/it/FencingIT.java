@@ -26,7 +26,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.naming.InitialContext;
@@ -173,10 +172,13 @@ class FencingIT {
         head);
     insert(outbox, "g", 0, 0);
     insert(outbox, "g", 0, 0);
-    Runnable discardHead =
+    Callable<Void> discardHead =
         () ->
             inTransaction(
-                () -> admin.discard(admin.findForRepair(outbox, head).orElseThrow(), true));
+                () -> {
+                  admin.discard(admin.findForRepair(outbox, head).orElseThrow(), true);
+                  return null;
+                });
 
     if (!Sql.database().equals("postgresql")) {
       assertThat(
@@ -186,7 +188,7 @@ class FencingIT {
                   .envelopes())
           .isEmpty();
       assertThat(rows(outbox)).extracting(r -> ((Number) r[1]).intValue()).containsExactly(3, 1, 1);
-      discardHead.run();
+      discardHead.call();
       assertThat(rows(outbox)).extracting(r -> ((Number) r[1]).intValue()).containsExactly(0, 0);
       return;
     }
@@ -197,7 +199,7 @@ class FencingIT {
                 .orElseThrow()
                 .envelopes())
         .isEmpty();
-    Future<?> discard = startWaitingForALock(Executors.callable(discardHead));
+    Future<?> discard = startWaitingForALock(discardHead);
     assertThat(discard).as("the discard waits for the batch read").isNotDone();
     tx.commit();
     discard.get(30, TimeUnit.SECONDS);
@@ -217,15 +219,15 @@ class FencingIT {
     Lease lease = lease(outbox, "worker");
     long message = insert(outbox, "g", 0, 2);
     Callable<StoredMessage> revive =
-        () -> {
-          tx.begin();
-          StoredMessage found = admin.findForRepair(outbox, message).orElseThrow();
-          if (found.state() == RowState.DEAD) {
-            admin.reviveDead(found);
-          }
-          tx.commit();
-          return found;
-        };
+        () ->
+            inTransaction(
+                () -> {
+                  StoredMessage found = admin.findForRepair(outbox, message).orElseThrow();
+                  if (found.state() == RowState.DEAD) {
+                    admin.reviveDead(found);
+                  }
+                  return found;
+                });
 
     tx.begin();
     assertThat(
@@ -272,13 +274,16 @@ class FencingIT {
     return started;
   }
 
-  private void inTransaction(Runnable work) {
+  /** Runs {@code work} in a transaction of its own, rolled back when it fails. */
+  private <T> T inTransaction(Callable<T> work) throws Exception {
+    tx.begin();
     try {
-      tx.begin();
-      work.run();
+      T result = work.call();
       tx.commit();
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
+      return result;
+    } catch (Exception | AssertionError e) {
+      tx.rollback();
+      throw e;
     }
   }
 }

@@ -3,6 +3,7 @@ package io.outboxer.it.support;
 import io.outboxer.it.relay.RecordingRelayProvider;
 import io.outboxer.it.relay.ScriptedRelay;
 import io.outboxer.it.relay.ScriptedRelayProvider;
+import io.outboxer.it.support.health.EngineReadiness;
 import io.outboxer.spi.RelayProvider;
 import java.io.File;
 import org.jboss.arquillian.container.test.api.Testable;
@@ -30,10 +31,6 @@ public final class Deployments {
         ShrinkWrap.createFromZipFile(EnterpriseArchive.class, new File(libs, "outboxer.ear"));
     // The demo's listener would compete with the tests for the demo queue.
     ear.delete("/outboxer-demo.war");
-    // A second engine instance in one server would claim the admin API's context root again.
-    if (!name.equals("outboxer.ear")) {
-      ear.delete("/outboxer-web.war");
-    }
     WebArchive tests =
         ShrinkWrap.create(WebArchive.class, name.replace(".ear", "-tests.war"))
             .addClasses(testClasses)
@@ -42,6 +39,12 @@ public final class Deployments {
                 new File(libs, "assertj-core.jar"),
                 new File(libs, "awaitility.jar"),
                 new File(libs, "hamcrest.jar"));
+    // A second engine instance in one server would claim the admin API's context root again; the
+    // readiness check that module declares comes with the tests' module instead.
+    if (!name.equals("outboxer.ear")) {
+      ear.delete("/outboxer-web.war");
+      tests.addClass(EngineReadiness.class);
+    }
     // The scripted relay goes where the engine's ServiceLoader looks: the EAR's lib/.
     JavaArchive relay =
         ShrinkWrap.create(JavaArchive.class, "scripted-relay.jar")
