@@ -21,8 +21,9 @@ import java.util.concurrent.Callable;
  * throughput where that is less), {@code bench.budget.minutes} (12: scenarios that would start
  * later are left out, and the report says so), {@code bench.only} (the scenarios to run,
  * comma-separated: P1, P1t, profile, P5, P2, P3, W1, W2, W3, P4; all when empty), {@code
- * bench.require} (scenarios whose targets must hold: the run fails, after writing its report, when
- * one of them missed its target or was not measured).
+ * bench.broker.config} (comma-separated {@code key=value} lines added to the Kafka broker's
+ * configuration; none when empty), {@code bench.require} (scenarios whose targets must hold: the
+ * run fails, after writing its report, when one of them missed its target or was not measured).
  */
 public final class Bench {
 
@@ -93,6 +94,9 @@ public final class Bench {
             BATCH_SIZE,
             TOPIC);
     Report report = new Report(Machine.describe(server, db));
+    if (!KafkaBroker.addedConfig().isEmpty()) {
+      report.note("the broker ran with " + String.join(", ", KafkaBroker.addedConfig()));
+    }
     new Scenarios(rig, report, out, started, Integer.getInteger("bench.budget.minutes", 12)).run();
     String written = report.write(out);
     System.out.println(report.table());

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +73,7 @@ final class KafkaBroker implements AutoCloseable {
             "share.coordinator.state.topic.replication.factor=1",
             "share.coordinator.state.topic.min.isr=1",
             "group.initial.rebalance.delay.ms=0",
+            String.join("\n", addedConfig()),
             ""));
     String clusterId = UUID.randomUUID().toString().replace("-", "").substring(0, 22);
     Process format =
@@ -107,6 +109,14 @@ final class KafkaBroker implements AutoCloseable {
   private String log() throws IOException {
     Path log = dir.resolve("broker.log");
     return Files.exists(log) ? Files.readString(log) : "";
+  }
+
+  /** The lines {@code bench.broker.config} adds to the broker's configuration (comma-separated). */
+  static List<String> addedConfig() {
+    String extra = System.getProperty("bench.broker.config", "");
+    return extra.isBlank()
+        ? List.of()
+        : Arrays.stream(extra.split(",")).map(String::strip).filter(l -> !l.isEmpty()).toList();
   }
 
   private Process run(List<String> mainAndArgs) throws IOException {
