@@ -94,8 +94,9 @@ public final class Bench {
             BATCH_SIZE,
             TOPIC);
     Report report = new Report(Machine.describe(server, db));
-    if (!KafkaBroker.addedConfig().isEmpty()) {
-      report.note("the broker ran with " + String.join(", ", KafkaBroker.addedConfig()));
+    List<String> brokerConfig = KafkaBroker.addedConfig();
+    if (!brokerConfig.isEmpty()) {
+      report.note("the broker ran with " + String.join(", ", brokerConfig));
     }
     new Scenarios(rig, report, out, started, Integer.getInteger("bench.budget.minutes", 12)).run();
     String written = report.write(out);

@@ -79,6 +79,14 @@ class FencingIT {
     return Sql.number("select max(id) from outboxer_message where outbox = ?", outbox);
   }
 
+  /** What a batch read from the partition's first row, with batches of 10, hands to the relay. */
+  private List<Envelope> batch(Lease lease) {
+    return messages
+        .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+        .orElseThrow()
+        .envelopes();
+  }
+
   private static List<Object[]> rows(String outbox) {
     return Sql.query(
         "select id, state, attempts from outboxer_message where outbox = ? order by id", outbox);
@@ -90,11 +98,7 @@ class FencingIT {
     Lease stale = lease(outbox, "first");
     long head = insert(outbox, "g", 0, 0);
     insert(outbox, "g", 0, 0);
-    List<Envelope> batch =
-        messages
-            .nextBatch(stale, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
-            .orElseThrow()
-            .envelopes();
+    List<Envelope> batch = batch(stale);
     // The lease lapses and another worker takes the partition.
     Sql.update("update outboxer_lease set expires_at = 0 where outbox = ?", outbox);
     Lease current = leases.acquire(outbox, 0, "second", TTL).orElseThrow();
@@ -107,13 +111,7 @@ class FencingIT {
 
     assertThat(rows(outbox)).usingRecursiveComparison().isEqualTo(before);
     assertThat(current.epoch()).isEqualTo(stale.epoch() + 1);
-    assertThat(
-            messages
-                .nextBatch(current, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
-                .orElseThrow()
-                .envelopes())
-        .extracting(Envelope::id)
-        .containsExactly(head, head + 1);
+    assertThat(batch(current)).extracting(Envelope::id).containsExactly(head, head + 1);
   }
 
   @Test
@@ -127,11 +125,7 @@ class FencingIT {
     long next = insert(outbox, "orphaned", 0, 0);
     long behindDue = insert(outbox, "retried", 0, 0);
 
-    List<Envelope> batch =
-        messages
-            .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
-            .orElseThrow()
-            .envelopes();
+    List<Envelope> batch = batch(lease);
 
     // "orphaned" has held rows but no failing head: they are released and go first, in order;
     // "retried" has a head due again, which goes, while its held row and what comes behind it wait.
@@ -181,24 +175,14 @@ class FencingIT {
                 });
 
     if (!Sql.database().equals("postgresql")) {
-      assertThat(
-              messages
-                  .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
-                  .orElseThrow()
-                  .envelopes())
-          .isEmpty();
+      assertThat(batch(lease)).isEmpty();
       assertThat(rows(outbox)).extracting(r -> ((Number) r[1]).intValue()).containsExactly(3, 1, 1);
       discardHead.call();
       assertThat(rows(outbox)).extracting(r -> ((Number) r[1]).intValue()).containsExactly(0, 0);
       return;
     }
     tx.begin();
-    assertThat(
-            messages
-                .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
-                .orElseThrow()
-                .envelopes())
-        .isEmpty();
+    assertThat(batch(lease)).isEmpty();
     Future<?> discard = startWaitingForALock(discardHead);
     assertThat(discard).as("the discard waits for the batch read").isNotDone();
     tx.commit();
@@ -230,13 +214,7 @@ class FencingIT {
                 });
 
     tx.begin();
-    assertThat(
-            messages
-                .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
-                .orElseThrow()
-                .envelopes())
-        .extracting(Envelope::id)
-        .containsExactly(message);
+    assertThat(batch(lease)).extracting(Envelope::id).containsExactly(message);
     Sql.update("update outboxer_message set state = 2, attempts = 3 where id = ?", message);
     if (!Sql.database().equals("postgresql")) {
       tx.commit();

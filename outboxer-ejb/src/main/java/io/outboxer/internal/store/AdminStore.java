@@ -27,8 +27,8 @@ public interface AdminStore {
   Optional<StoredMessage> findForRepair(String outbox, long id);
 
   /**
-   * The partitions that hold messages of a group, in order, read for a repair of the group: first
-   * raises their repair counts, as {@link #findForRepair} does. A repair of a group starts here.
+   * The partitions that hold messages of a group, read for a repair of the group: first raises
+   * their repair counts, as {@link #findForRepair} does. A repair of a group starts here.
    */
   List<Integer> partitionsForRepair(String outbox, String groupKey);
 

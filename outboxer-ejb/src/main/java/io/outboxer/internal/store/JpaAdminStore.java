@@ -98,7 +98,6 @@ public class JpaAdminStore implements AdminStore {
     sql.update(Sql.MARK_REPAIR_OF_GROUP, "outbox", outbox, "group", groupKey);
     return sql.column(Sql.GROUP_PARTITIONS, "outbox", outbox, "group", groupKey).stream()
         .map(p -> ((Number) p).intValue())
-        .sorted()
         .toList();
   }
 
