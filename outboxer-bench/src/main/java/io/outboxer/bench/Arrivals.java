@@ -7,36 +7,54 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.HdrHistogram.Histogram;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A {@code read_committed} consumer of every partition of a topic, from its end at creation, that
- * notes when each record arrived, by the id in its {@code outboxer-id} header.
+ * notes when each record arrived, by the id in its {@code outboxer-id} header. When a message does
+ * not arrive in time, the failure says where the consumer stood and what held it.
  */
 final class Arrivals implements AutoCloseable {
 
+  private final String bootstrap;
+  private final List<TopicPartition> partitions;
   private final KafkaConsumer<String, String> consumer;
   private final Map<Long, Long> arrived = new ConcurrentHashMap<>();
+
+  /** The offset after the last record read, by partition. */
+  private final Map<Integer, Long> read = new ConcurrentHashMap<>();
+
   private final Thread poller;
   private volatile boolean closed;
 
   Arrivals(String bootstrap, String topic) {
+    this.bootstrap = bootstrap;
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-" + UUID.randomUUID());
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     consumer = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
-    List<TopicPartition> partitions =
+    partitions =
         consumer.partitionsFor(topic).stream()
             .map((PartitionInfo i) -> new TopicPartition(topic, i.partition()))
             .toList();
@@ -51,6 +69,7 @@ final class Arrivals implements AutoCloseable {
     while (!closed) {
       for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(20))) {
         long now = System.nanoTime();
+        read.put(r.partition(), r.offset() + 1);
         Header id = r.headers().lastHeader("outboxer-id");
         if (id != null) {
           arrived.put(Long.parseLong(new String(id.value(), StandardCharsets.UTF_8)), now);
@@ -65,10 +84,14 @@ final class Arrivals implements AutoCloseable {
    * counts as 0).
    */
   Requests.Latency latencies(List<long[]> committed) {
-    await("all " + committed.size() + " messages at the consumer")
-        .atMost(Duration.ofSeconds(120))
-        .pollInterval(Duration.ofMillis(100))
-        .until(() -> committed.stream().allMatch(c -> arrived.containsKey(c[0])));
+    try {
+      await("all " + committed.size() + " messages at the consumer")
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> committed.stream().allMatch(c -> arrived.containsKey(c[0])));
+    } catch (ConditionTimeoutException e) {
+      throw new IllegalStateException(e.getMessage() + "; " + missing(committed), e);
+    }
     Histogram h = new Histogram(120_000_000L, 3);
     for (long[] c : committed) {
       h.recordValue(Math.max(0, arrived.get(c[0]) - c[1]) / 1000);
@@ -78,6 +101,71 @@ final class Arrivals implements AutoCloseable {
         h.getValueAtPercentile(99) / 1000.0,
         h.getValueAtPercentile(99.9) / 1000.0,
         h.getTotalCount());
+  }
+
+  /**
+   * Which messages did not arrive, and per partition: the offset the consumer read up to, the last
+   * stable offset (what a {@code read_committed} consumer may read), the end of the log, and the
+   * producers whose open transaction holds the last stable offset back.
+   */
+  private String missing(List<long[]> committed) {
+    List<Long> absent =
+        committed.stream().map(c -> c[0]).filter(id -> !arrived.containsKey(id)).toList();
+    StringBuilder why =
+        new StringBuilder(absent.size() + " did not arrive (the first: ")
+            .append(
+                absent.stream().limit(10).map(String::valueOf).collect(Collectors.joining(", ")))
+            .append(")");
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(p)) {
+      Map<TopicPartition, OffsetSpec> latest =
+          partitions.stream().collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
+      var stable =
+          admin
+              .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+              .all()
+              .get(10, TimeUnit.SECONDS);
+      var end =
+          admin
+              .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
+              .all()
+              .get(10, TimeUnit.SECONDS);
+      var producers = admin.describeProducers(partitions).all().get(10, TimeUnit.SECONDS);
+      Map<Integer, String> byPartition = new TreeMap<>();
+      for (TopicPartition tp : partitions) {
+        String open =
+            producers.get(tp).activeProducers().stream()
+                .filter(s -> s.currentTransactionStartOffset().isPresent())
+                .map(Arrivals::describe)
+                .collect(Collectors.joining(", "));
+        byPartition.put(
+            tp.partition(),
+            "read "
+                + read.getOrDefault(tp.partition(), -1L)
+                + ", stable "
+                + stable.get(tp).offset()
+                + ", end "
+                + end.get(tp).offset()
+                + (open.isEmpty() ? "" : ", open transactions: " + open));
+      }
+      why.append("; by partition: ").append(byPartition);
+    } catch (Exception e) {
+      why.append("; the broker's offsets could not be read: ").append(e);
+    }
+    return why.toString();
+  }
+
+  private static String describe(ProducerState s) {
+    return "producer "
+        + s.producerId()
+        + " epoch "
+        + s.producerEpoch()
+        + " from offset "
+        + s.currentTransactionStartOffset().getAsLong()
+        + " (last write "
+        + (System.currentTimeMillis() - s.lastTimestamp())
+        + " ms ago)";
   }
 
   @Override

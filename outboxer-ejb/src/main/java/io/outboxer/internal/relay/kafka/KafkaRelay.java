@@ -238,9 +238,9 @@ public final class KafkaRelay implements BudgetedRelay {
   /**
    * Sends {@code records} in one transaction and commits it, which succeeds only when every record
    * was acknowledged; else aborts it and says why each failed record failed: for its own content (a
-   * record-level refusal that no other record shares, or the first the producer returned at once
-   * from {@code send}), for a record-level refusal shared with others (whose is unknown), or for
-   * the transaction's sake.
+   * record-level refusal that no other record shares and that is not the error the commit failed
+   * with, or the first the producer returned at once from {@code send}), for a record-level refusal
+   * shared with others (whose is unknown), or for the transaction's sake.
    */
   private TransactionRounds.Round sendInTransaction(
       Producer<String, String> producer, List<Envelope> records, Deadline deadline) {
@@ -270,6 +270,7 @@ public final class KafkaRelay implements BudgetedRelay {
         }
       }
     }
+    Throwable transactionError = null;
     if (errors.isEmpty() && sent.values().stream().noneMatch(KafkaRelay::failedAlready)) {
       try {
         commit(producer, deadline);
@@ -288,6 +289,7 @@ public final class KafkaRelay implements BudgetedRelay {
         if (errors.isEmpty()) {
           throw commitFailed;
         }
+        transactionError = commitFailed.getCause();
       }
     } else {
       producer.abortTransaction(); // waits for the records in flight; drops those not sent yet
@@ -306,7 +308,12 @@ public final class KafkaRelay implements BudgetedRelay {
       if (isRecordRefusal(t)) {
         // Whose refusal it is: the record that alone holds it, or the first one the producer
         // refused at send with it (records queued before it fail later with the same instance).
-        boolean own = holders.get(t) == 1 || refusedAtSend.contains(e.id()) && claimed.add(t);
+        // The transaction's own error is not one record's even when one record holds it: Kafka
+        // fails with it both a refused produce batch and the batches not yet sent, so the one
+        // holder may be an innocent record that was waiting to be sent.
+        boolean own =
+            holders.get(t) == 1 && t != transactionError
+                || refusedAtSend.contains(e.id()) && claimed.add(t);
         cause = own ? TransactionRounds.Cause.OWN : TransactionRounds.Cause.SHARED;
       }
       failures.put(e.id(), new TransactionRounds.Failure("Kafka refused the record: " + t, cause));

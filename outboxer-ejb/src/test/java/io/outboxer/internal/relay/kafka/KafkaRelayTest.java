@@ -31,6 +31,7 @@ import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -184,7 +185,9 @@ class KafkaRelayTest {
   /**
    * The broker refuses a record that the producer took (too large for the topic, say): the commit
    * fails, the transaction is aborted, and that record alone is charged; the others of the batch
-   * are committed in the next transaction, with the same producer.
+   * are committed in the transactions that pin the refusal to it, with the same producer. The
+   * refusal is the transaction's error too, which Kafka gives to records not yet sent as well, so
+   * the record is charged only once it failed alone.
    */
   @Test
   void aRecordTheBrokerRefusesFailsTheCommitAndIsChargedAlone() {
@@ -200,11 +203,44 @@ class KafkaRelayTest {
             "Kafka refused the record: org.apache.kafka.common.errors.RecordTooLargeException:"
                 + " the broker refused record 2");
     assertThat(made).hasSize(1);
-    assertThat(made.get(0).commitCount()).isEqualTo(1);
+    assertThat(made.get(0).commitCount()).isEqualTo(2);
     assertThat(made.get(0).history())
         .extracting(r -> new String(r.headers().lastHeader(KafkaRelay.ID).value(), UTF_8))
         .containsExactly("1", "3");
     assertThat(made.get(0).closedWith).isNull();
+  }
+
+  /**
+   * The broker refuses one record of a produce batch with an error of its own (INVALID_RECORD with
+   * record errors), and Kafka fails a record that was still waiting to be sent with the
+   * transaction's error: only the refused record is charged, though the waiting one alone holds the
+   * transaction's error; it is committed with the rest in the next transaction.
+   */
+  @Test
+  void aRecordThatFailsWithTheTransactionsErrorIsNotCharged() {
+    List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
+    KafkaRelay relay =
+        relay(
+            made,
+            p -> {
+              p.refusedByBroker = 2;
+              p.refusedWithRecordError = true;
+              p.notYetSent = 3;
+            });
+
+    DeliveryReport report = relay.deliver(batch(3), BUDGET);
+
+    assertThat(report.confirmed()).containsExactly(1L, 3L);
+    assertThat(report.failed()).containsOnlyKeys(2L);
+    assertThat(report.failed().get(2L))
+        .isEqualTo(
+            "Kafka refused the record: org.apache.kafka.common.InvalidRecordException:"
+                + " record 2 is invalid");
+    assertThat(made).hasSize(1);
+    assertThat(made.get(0).commitCount()).isEqualTo(1);
+    assertThat(made.get(0).history())
+        .extracting(r -> new String(r.headers().lastHeader(KafkaRelay.ID).value(), UTF_8))
+        .containsExactly("1", "3");
   }
 
   /**
@@ -321,10 +357,12 @@ class KafkaRelayTest {
    * initTransactions} until {@link #initUntil}; for a topic's metadata in {@code send} or the
    * coordinator in {@code commitTransaction} until the producer is closed, then failing with the
    * exception Kafka's producer throws then. A record with id {@link #tooLarge} is refused at send
-   * for its size, one with id {@link #refusedByBroker} by the broker, which fails the commit; the
-   * others are acknowledged when the transaction ends, after {@code send} returned, as a real
-   * producer's are. With {@link #fencedAtCommit} a newer producer fences this one before its
-   * commit; the first {@link #commitTimeouts} commits give up waiting, as at {@code max.block.ms}.
+   * for its size, one with id {@link #refusedByBroker} by the broker, which fails the commit (with
+   * {@link #refusedWithRecordError}, a record error of its own, and the record with id {@link
+   * #notYetSent} fails with the transaction's error, as a batch not yet sent does); the others are
+   * acknowledged when the transaction ends, after {@code send} returned, as a real producer's are.
+   * With {@link #fencedAtCommit} a newer producer fences this one before its commit; the first
+   * {@link #commitTimeouts} commits give up waiting, as at {@code max.block.ms}.
    */
   private static final class ScriptedProducer extends MockProducer<String, String> {
     private final CountDownLatch closed = new CountDownLatch(1);
@@ -335,6 +373,8 @@ class KafkaRelayTest {
     boolean fencedAtCommit;
     int commitTimeouts;
     long refusedByBroker;
+    boolean refusedWithRecordError;
+    long notYetSent;
     private final List<Long> inFlight = new ArrayList<>();
     CountDownLatch initUntil = new CountDownLatch(0);
     long tooLarge;
@@ -384,18 +424,28 @@ class KafkaRelayTest {
       }
       if (inFlight.contains(refusedByBroker)) {
         // As Kafka's producer does: the broker's answers complete the sends, and the refusal
-        // puts the transaction in an error state that fails the commit.
-        RecordTooLargeException refusal =
-            new RecordTooLargeException("the broker refused record " + refusedByBroker);
+        // puts the transaction in an error state that fails the commit. A refusal with record
+        // errors gives the refused record an exception of its own; the batches not yet sent fail
+        // with the transaction's error.
+        RuntimeException transactionError =
+            refusedWithRecordError
+                ? new InvalidRecordException("one or more records have been rejected")
+                : new RecordTooLargeException("the broker refused record " + refusedByBroker);
         for (long id : inFlight) {
           if (id == refusedByBroker) {
-            errorNext(refusal);
+            errorNext(
+                refusedWithRecordError
+                    ? new InvalidRecordException("record " + id + " is invalid")
+                    : transactionError);
+          } else if (id == notYetSent) {
+            errorNext(transactionError);
           } else {
             completeNext();
           }
         }
         inFlight.clear();
-        throw new KafkaException("Cannot execute transactional method in an error state", refusal);
+        throw new KafkaException(
+            "Cannot execute transactional method in an error state", transactionError);
       }
       inFlight.clear();
       super.commitTransaction();
