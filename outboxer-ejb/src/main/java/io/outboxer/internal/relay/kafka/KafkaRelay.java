@@ -144,6 +144,14 @@ public final class KafkaRelay implements BudgetedRelay {
     outbox.requiredRelaySetting(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "the Kafka brokers to connect to");
     Map<String, String> settings = new HashMap<>(outbox.relaySettings());
+    String maxBlock = settings.get(ProducerConfig.MAX_BLOCK_MS_CONFIG);
+    if (maxBlock != null && !maxBlock.strip().matches("0*[1-9][0-9]{0,17}")) {
+      // 0 would make each commit give up at once and the relay take it up again without a pause
+      throw outbox.invalidRelaySetting(
+          ProducerConfig.MAX_BLOCK_MS_CONFIG,
+          "expected a whole number of milliseconds, at least 1: the relay waits up to it for each"
+              + " of Kafka's answers");
+    }
     settings.remove("topic");
     String prefix = settings.remove("transactional-id-prefix");
     Properties properties = new Properties();

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.outboxer.OutboxException;
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.TestOutboxes;
 import io.outboxer.spi.DeliveryReport;
@@ -86,6 +87,22 @@ class KafkaRelayTest {
     assertThat(p)
         .containsEntry("request.timeout.ms", "30000")
         .doesNotContainKeys("delivery.timeout.ms", "max.block.ms");
+  }
+
+  /**
+   * {@code max.block.ms} 0 would make each commit give up at once and the relay resume it without a
+   * pause until the deadline: refused when the relay is made, naming the key.
+   */
+  @Test
+  void aMaxBlockOfZeroIsRefusedNamingTheKey() {
+    assertThatThrownBy(() -> producerProperties(Map.of("max.block.ms", "0")))
+        .isInstanceOf(OutboxException.class)
+        .hasMessage(
+            "OUTBOXER-1001 invalid configuration outboxer.outbox.orders.relay.kafka.max.block.ms=0:"
+                + " expected a whole number of milliseconds, at least 1: the relay waits up to it"
+                + " for each of Kafka's answers");
+    assertThat(producerProperties(Map.of("max.block.ms", "250")))
+        .containsEntry("max.block.ms", "250");
   }
 
   /**
