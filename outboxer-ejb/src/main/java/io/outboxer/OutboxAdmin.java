@@ -8,7 +8,13 @@ import java.util.List;
  *
  * <p>Each call is one transaction of its own, or joins the caller's. A repair wakes the workers of
  * the partitions it touched once its transaction commits, so they do not wait for their next poll.
- * Every refusal is an {@link OutboxException}: {@code OUTBOXER-2005} for an outbox that is not
+ * A repair holds its partitions' lease rows until its transaction ends (ADR 0014): a caller that
+ * joins several repairs in one transaction keeps those partitions' workers waiting until it
+ * commits, and on PostgreSQL, where it may lock the rows out of partition order, it can deadlock
+ * with a concurrent repair of the whole outbox (the database then fails one of the two
+ * transactions). Calling each repair in a transaction of its own avoids both.
+ *
+ * <p>Every refusal is an {@link OutboxException}: {@code OUTBOXER-2005} for an outbox that is not
  * configured, {@code OUTBOXER-4001} for an id that is not in the outbox, {@code OUTBOXER-4002} for
  * {@code retryDead} of a message that is not dead, {@code OUTBOXER-4003} for a page size out of
  * range, {@code OUTBOXER-4004} for a missing group key.
