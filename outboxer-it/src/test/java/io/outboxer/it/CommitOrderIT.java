@@ -35,11 +35,13 @@ import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -49,6 +51,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.awaitility.core.ConditionTimeoutException;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
@@ -528,15 +531,41 @@ class CommitOrderIT {
                     ids.stream()
                         .filter(seen::add)
                         .forEach(id -> arrived.computeIfAbsent(g, k -> new ArrayList<>()).add(id)));
-    await()
-        .pollInSameThread()
-        .pollInterval(Duration.ofMillis(10))
-        .atMost(within)
-        .until(
-            () -> {
-              take.accept(arrivals(consumer));
-              return seen.containsAll(expected);
-            });
+    try {
+      await()
+          .pollInSameThread()
+          .pollInterval(Duration.ofMillis(10))
+          .atMost(within)
+          .until(
+              () -> {
+                take.accept(arrivals(consumer));
+                return seen.containsAll(expected);
+              });
+    } catch (ConditionTimeoutException e) {
+      Set<Long> missing = new TreeSet<>(expected);
+      missing.removeAll(seen);
+      throw new AssertionError(
+          missing.size()
+              + " of "
+              + expected.size()
+              + " messages did not arrive within "
+              + within
+              + " (the first: "
+              + missing.stream().limit(5).toList()
+              + "); rows of the outbox by partition and state: "
+              + Sql.query(
+                      "select partition_no, state, count(*) from outboxer_message where outbox = ?"
+                          + " group by partition_no, state order by partition_no, state",
+                      "it-commit")
+                  .stream()
+                  .map(Arrays::toString)
+                  .toList()
+              + "; the consumer: "
+              + consumer.subscription().stream()
+                  .map(topic -> KafkaRecords.standing(consumer, topic))
+                  .toList(),
+          e);
+    }
     return arrived;
   }
 
