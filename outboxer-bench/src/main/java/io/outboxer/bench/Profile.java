@@ -191,7 +191,10 @@ final class Profile {
     return stage + ": " + activity(frames.subList(0, at + 1));
   }
 
-  /** What the frames above the stage show: a commit, a Kafka wait, JDBC, Hibernate, or the rest. */
+  /**
+   * What the frames above the stage show: a Kafka commit (which waits for the acknowledgements
+   * itself), a Kafka begin or other Kafka call, a database commit, JDBC, Hibernate, or the rest.
+   */
   private static String activity(List<RecordedFrame> inner) {
     String found = "other";
     int rank = ACTIVITIES.size();
@@ -212,7 +215,6 @@ final class Profile {
       List.of(
           new String[] {"org\\.apache\\.kafka\\..*\\.commitTransaction", "Kafka commit"},
           new String[] {"org\\.apache\\.kafka\\..*\\.beginTransaction", "Kafka begin"},
-          new String[] {"org\\.apache\\.kafka\\..*\\.(flush|get)", "Kafka acks"},
           new String[] {"org\\.apache\\.kafka\\..*", "Kafka client"},
           new String[] {"(com\\.ibm|org\\.postgresql)\\..*\\.commit", "transaction commit"},
           new String[] {"org\\.postgresql\\..*", "JDBC"},

@@ -68,7 +68,10 @@ final class RelayCalls {
           calls + other.calls, callSeconds + other.callSeconds, Map.of("all", summed));
     }
 
-    /** Milliseconds per call: the acknowledgements, the commit, the rest of the call. */
+    /**
+     * Milliseconds per call: {@code commitTransaction} (which waits for the acknowledgements
+     * itself), a flush before it when the producers made one, and the rest of the call.
+     */
     Map<String, Double> perCall() {
       double flush = 0;
       double commit = 0;
