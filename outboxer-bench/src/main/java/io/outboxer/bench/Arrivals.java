@@ -40,8 +40,8 @@ final class Arrivals implements AutoCloseable {
   private final KafkaConsumer<String, String> consumer;
   private final Map<Long, Long> arrived = new ConcurrentHashMap<>();
 
-  /** The offset after the last record read, by partition. */
-  private final Map<Integer, Long> read = new ConcurrentHashMap<>();
+  /** The offset of the last record returned, by partition. */
+  private final Map<Integer, Long> returned = new ConcurrentHashMap<>();
 
   private final Thread poller;
   private volatile boolean closed;
@@ -69,7 +69,7 @@ final class Arrivals implements AutoCloseable {
     while (!closed) {
       for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(20))) {
         long now = System.nanoTime();
-        read.put(r.partition(), r.offset() + 1);
+        returned.put(r.partition(), r.offset());
         Header id = r.headers().lastHeader("outboxer-id");
         if (id != null) {
           arrived.put(Long.parseLong(new String(id.value(), StandardCharsets.UTF_8)), now);
@@ -104,9 +104,10 @@ final class Arrivals implements AutoCloseable {
   }
 
   /**
-   * Which messages did not arrive, and per partition: the offset the consumer read up to, the last
-   * stable offset (what a {@code read_committed} consumer may read), the end of the log, and the
-   * producers whose open transaction holds the last stable offset back.
+   * Which messages did not arrive, and per partition: the offset of the last record the consumer
+   * returned (transaction markers and aborted records are never returned), the last stable offset
+   * (what a {@code read_committed} consumer may read), the end of the log, and the producers whose
+   * open transaction holds the last stable offset back.
    */
   private String missing(List<long[]> committed) {
     List<Long> absent =
@@ -118,7 +119,8 @@ final class Arrivals implements AutoCloseable {
             .append(")");
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    try (Admin admin = Admin.create(p)) {
+    Admin admin = Admin.create(p);
+    try {
       Map<TopicPartition, OffsetSpec> latest =
           partitions.stream().collect(Collectors.toMap(tp -> tp, tp -> OffsetSpec.latest()));
       var stable =
@@ -141,8 +143,9 @@ final class Arrivals implements AutoCloseable {
                 .collect(Collectors.joining(", "));
         byPartition.put(
             tp.partition(),
-            "read "
-                + read.getOrDefault(tp.partition(), -1L)
+            (returned.containsKey(tp.partition())
+                    ? "last returned " + returned.get(tp.partition())
+                    : "none returned")
                 + ", stable "
                 + stable.get(tp).offset()
                 + ", end "
@@ -151,7 +154,12 @@ final class Arrivals implements AutoCloseable {
       }
       why.append("; by partition: ").append(byPartition);
     } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
       why.append("; the broker's offsets could not be read: ").append(e);
+    } finally {
+      admin.close(Duration.ofSeconds(2));
     }
     return why.toString();
   }

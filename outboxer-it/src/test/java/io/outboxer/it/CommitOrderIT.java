@@ -553,13 +553,7 @@ class CommitOrderIT {
               + " (the first: "
               + missing.stream().limit(5).toList()
               + "); rows of the outbox by partition and state: "
-              + Sql.query(
-                      "select partition_no, state, count(*) from outboxer_message where outbox = ?"
-                          + " group by partition_no, state order by partition_no, state",
-                      "it-commit")
-                  .stream()
-                  .map(Arrays::toString)
-                  .toList()
+              + rowsByPartitionAndState()
               + "; the consumer: "
               + consumer.subscription().stream()
                   .map(topic -> KafkaRecords.standing(consumer, topic))
@@ -567,6 +561,22 @@ class CommitOrderIT {
           e);
     }
     return arrived;
+  }
+
+  /** The rows of outbox it-commit by partition and state, for a failure's message. */
+  private static String rowsByPartitionAndState() {
+    try {
+      return Sql.query(
+              "select partition_no, state, count(*) from outboxer_message where outbox = ?"
+                  + " group by partition_no, state order by partition_no, state",
+              "it-commit")
+          .stream()
+          .map(Arrays::toString)
+          .toList()
+          .toString();
+    } catch (RuntimeException e) {
+      return "not read: " + e;
+    }
   }
 
   private static Set<Long> ids(Writers.Run run) {

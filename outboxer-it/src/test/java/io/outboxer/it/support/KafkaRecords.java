@@ -54,14 +54,15 @@ public final class KafkaRecords {
    * transaction holds the last stable offset back. Called from the consumer's own thread.
    */
   public static String standing(KafkaConsumer<String, String> consumer, String topic) {
-    Set<TopicPartition> assigned = consumer.assignment();
-    List<TopicPartition> partitions =
-        consumer.partitionsFor(topic).stream()
-            .map(i -> new TopicPartition(topic, i.partition()))
-            .toList();
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Brokers.kafkaBootstrap());
-    try (Admin admin = Admin.create(p)) {
+    Admin admin = Admin.create(p);
+    try {
+      Set<TopicPartition> assigned = consumer.assignment();
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
+              .map(i -> new TopicPartition(topic, i.partition()))
+              .toList();
       Map<TopicPartition, OffsetSpec> latest =
           partitions.stream()
               .collect(Collectors.toMap(Function.identity(), tp -> OffsetSpec.latest()));
@@ -90,7 +91,12 @@ public final class KafkaRecords {
       }
       return standing.isEmpty() ? topic + " has no partitions yet" : standing.toString();
     } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
       return "the broker's offsets could not be read: " + e;
+    } finally {
+      admin.close(Duration.ofSeconds(2));
     }
   }
 

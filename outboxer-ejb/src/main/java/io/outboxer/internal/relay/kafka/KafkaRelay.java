@@ -145,7 +145,7 @@ public final class KafkaRelay implements BudgetedRelay {
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "the Kafka brokers to connect to");
     Map<String, String> settings = new HashMap<>(outbox.relaySettings());
     String maxBlock = settings.get(ProducerConfig.MAX_BLOCK_MS_CONFIG);
-    if (maxBlock != null && !maxBlock.strip().matches("0*[1-9][0-9]{0,17}")) {
+    if (maxBlock != null && !maxBlock.trim().matches("0*[1-9][0-9]{0,17}")) {
       // 0 would make each commit give up at once and the relay take it up again without a pause
       throw outbox.invalidRelaySetting(
           ProducerConfig.MAX_BLOCK_MS_CONFIG,
@@ -246,9 +246,9 @@ public final class KafkaRelay implements BudgetedRelay {
   /**
    * Sends {@code records} in one transaction and commits it, which succeeds only when every record
    * was acknowledged; else aborts it and says why each failed record failed: for its own content (a
-   * record-level refusal that no other record shares and that is not the error the commit failed
-   * with, or the first the producer returned at once from {@code send}), for a record-level refusal
-   * shared with others (whose is unknown), or for the transaction's sake.
+   * record-level refusal that no other record shares, when no other record holds one alone, or the
+   * first the producer returned at once from {@code send}), for a record-level refusal whose record
+   * is unknown, or for the transaction's sake.
    */
   private TransactionRounds.Round sendInTransaction(
       Producer<String, String> producer, List<Envelope> records, Deadline deadline) {
@@ -278,7 +278,6 @@ public final class KafkaRelay implements BudgetedRelay {
         }
       }
     }
-    Throwable transactionError = null;
     if (errors.isEmpty() && sent.values().stream().noneMatch(KafkaRelay::failedAlready)) {
       try {
         commit(producer, deadline);
@@ -297,7 +296,6 @@ public final class KafkaRelay implements BudgetedRelay {
         if (errors.isEmpty()) {
           throw commitFailed;
         }
-        transactionError = commitFailed.getCause();
       }
     } else {
       producer.abortTransaction(); // waits for the records in flight; drops those not sent yet
@@ -305,6 +303,15 @@ public final class KafkaRelay implements BudgetedRelay {
     }
     Map<Throwable, Integer> holders = new IdentityHashMap<>();
     errors.values().forEach(t -> holders.merge(t, 1, Integer::sum));
+    // Kafka gives each record the broker refused with a record error an exception of its own, and
+    // the batches not yet sent the transaction's error, another instance: a refusal that one record
+    // alone holds is that record's only when no other record alone holds another one.
+    long heldAlone =
+        errors.entrySet().stream()
+            .filter(f -> !refusedAtSend.contains(f.getKey()))
+            .map(Map.Entry::getValue)
+            .filter(t -> isRecordRefusal(t) && holders.get(t) == 1)
+            .count();
     Set<Throwable> claimed = Collections.newSetFromMap(new IdentityHashMap<>());
     Map<Long, TransactionRounds.Failure> failures = new HashMap<>();
     for (Envelope e : records) {
@@ -314,13 +321,11 @@ public final class KafkaRelay implements BudgetedRelay {
       }
       TransactionRounds.Cause cause = TransactionRounds.Cause.COLLATERAL;
       if (isRecordRefusal(t)) {
-        // Whose refusal it is: the record that alone holds it, or the first one the producer
-        // refused at send with it (records queued before it fail later with the same instance).
-        // The transaction's own error is not one record's even when one record holds it: Kafka
-        // fails with it both a refused produce batch and the batches not yet sent, so the one
-        // holder may be an innocent record that was waiting to be sent.
+        // Whose refusal it is: the record that alone holds it (when it is the only such refusal),
+        // or the first one the producer refused at send with it (records queued before it fail
+        // later with the same instance). Any other is unattributed, for the rounds to pin.
         boolean own =
-            holders.get(t) == 1 && t != transactionError
+            holders.get(t) == 1 && heldAlone == 1
                 || refusedAtSend.contains(e.id()) && claimed.add(t);
         cause = own ? TransactionRounds.Cause.OWN : TransactionRounds.Cause.SHARED;
       }
