@@ -93,6 +93,17 @@ select id, group_key, message_type, payload, attempts, trace_parent from outboxe
    and id < :bound
  order by state, id limit :limit
 
+-- READ_READY_FROM without the rows of the groups :groups (a JSON array of keys), all of whose rows
+-- from :from on are blocked (ADR 0016): one statement reads past a blocked group's backlog to the
+-- rows behind it. The array is unpacked once, not per row.
+-- name: READ_READY_PAST_BLOCKED
+select id, group_key, message_type, payload, attempts, trace_parent from outboxer_message
+ where outbox = :outbox and partition_no = :partition and state < 1 and (state, id) >= (0, :from)
+   and id < :bound
+   and (group_key is null
+        or group_key <> all(array(select jsonb_array_elements_text(cast(:groups as jsonb)))))
+ order by state, id limit :limit
+
 -- Per group of the batch: its waiting head, its first held row and its head due again. Without a
 -- waiting head or a held row in the partition no group is blocked and none holds rows, so a
 -- healthy partition answers with no row after two index probes instead of three per group.

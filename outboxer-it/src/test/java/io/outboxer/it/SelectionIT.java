@@ -23,6 +23,7 @@ import jakarta.transaction.UserTransaction;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.stream.LongStream;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
@@ -79,10 +80,33 @@ class SelectionIT {
         .isTrue();
     assertThat(held(outbox)).isZero();
 
+    ReadBatch read = store.nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW).get();
+    if (postgres()) {
+      // Where reads start past their last batch, the read reads past the group's rows in one
+      // statement, holding none, to the rows behind them (ADR 0016).
+      assertThat(read.envelopes())
+          .extracting(Envelope::id)
+          .containsExactlyElementsOf(
+              LongStream.range(head + BLOCKED, head + BLOCKED + 100).boxed().toList());
+      assertThat(read.start().unheld()).isEqualTo(head + 1);
+      assertThat(held(outbox)).isZero();
+      // They are held by the reads that find nothing else ready (the next test): as by a worker
+      // whose reads went past every row.
+      long end = Sql.number("select max(id) from outboxer_message where outbox = ?", outbox) + 1;
+      read =
+          store
+              .nextBatch(
+                  lease,
+                  Ordering.GROUP,
+                  100,
+                  true,
+                  new ReadStart(end, read.start().repairs(), head + 1))
+              .orElseThrow();
+    }
+
     // The reads hold the group's rows as they meet them, ten batches per transaction at most,
     // each read starting past what the one before held (on PostgreSQL; SQLite's index keeps no
     // entries of the rows' earlier state), until one finds a row it may deliver.
-    ReadBatch read = store.nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW).get();
     assertThat(read.envelopes()).isEmpty();
     assertThat(read.full()).as("an empty batch that asks to be read on").isTrue();
     assertThat(held(outbox)).as("held by one read").isEqualTo(1000);
@@ -130,6 +154,121 @@ class SelectionIT {
     }
 
     Sql.update("delete from outboxer_message where outbox = ?", outbox);
+  }
+
+  /**
+   * Where reads start past their last batch (PostgreSQL, ADR 0016), the rows behind a blocked group
+   * go out before the group's rows are held: a read whose rows are all blocked reads past them,
+   * leaving them ready; a head due again meanwhile goes out before them, in order; the reads that
+   * find nothing else ready hold them, a transaction at a time; and rows published meanwhile go out
+   * before the rest is held. Where reads start at the first row (SQLite), the reads hold the rows
+   * as they meet them, first.
+   */
+  @Test
+  void theRowsBehindABlockedGroupGoOutBeforeTheGroupsRowsAreHeld() throws Exception {
+    LeasedOutbox leased = LeasedOutbox.take(leases, "it-past-", "selection-test");
+    String outbox = leased.name();
+    Lease lease = leased.lease();
+    long head = leased.insert("a");
+    insertRows(outbox, "a", 2500);
+    insertRows(outbox, "b", 150);
+    List<Long> others = idsOf(outbox, "b");
+    ReadBatch first =
+        store.nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW).orElseThrow();
+    assertThat(first.envelopes().get(0).id()).isEqualTo(head);
+    failHead(lease, first, head);
+
+    ReadBatch read =
+        store.nextBatch(lease, Ordering.GROUP, 100, true, first.start().fromFirstRow()).get();
+    if (!postgres()) {
+      while (read.envelopes().isEmpty()) {
+        read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start()).orElseThrow();
+      }
+      assertThat(held(outbox)).isEqualTo(2500);
+      assertThat(read.envelopes())
+          .extracting(Envelope::id)
+          .containsExactlyElementsOf(others.subList(0, 100));
+      Sql.update("delete from outboxer_message where outbox = ?", outbox);
+      return;
+    }
+    assertThat(read.envelopes())
+        .extracting(Envelope::id)
+        .containsExactlyElementsOf(others.subList(0, 100));
+    assertThat(held(outbox)).isZero();
+    ReadStart start = confirm(lease, read);
+
+    // The head comes due: read from the first row, it goes out with the rows of its group behind
+    // it, in order, and fails again.
+    Sql.update("update outboxer_message set next_attempt_at = 0 where id = ?", head);
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, start).orElseThrow();
+    assertThat(read.envelopes())
+        .extracting(Envelope::id)
+        .containsExactlyElementsOf(LongStream.range(head, head + 100).boxed().toList());
+    failHead(lease, read, head);
+
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start().fromFirstRow()).get();
+    assertThat(read.envelopes())
+        .extracting(Envelope::id)
+        .containsExactlyElementsOf(others.subList(100, 150));
+    assertThat(read.full()).as("not full, but blocked rows were read past: read on").isTrue();
+    assertThat(held(outbox)).isZero();
+    start = confirm(lease, read);
+
+    // Nothing else is ready: a transaction holds ten reads' worth.
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, start).orElseThrow();
+    assertThat(read.envelopes()).isEmpty();
+    assertThat(read.full()).as("more to hold: read on").isTrue();
+    assertThat(held(outbox)).isEqualTo(1000);
+
+    // Rows published meanwhile go out before the rest is held.
+    insertRows(outbox, "c", 30);
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start()).orElseThrow();
+    assertThat(read.envelopes())
+        .extracting(Envelope::id)
+        .containsExactlyElementsOf(idsOf(outbox, "c"));
+    assertThat(held(outbox)).isEqualTo(1000);
+    start = confirm(lease, read);
+
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, start).orElseThrow();
+    assertThat(read.envelopes()).isEmpty();
+    assertThat(read.full()).isTrue();
+    assertThat(held(outbox)).isEqualTo(2000);
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start()).orElseThrow();
+    assertThat(read.envelopes()).isEmpty();
+    assertThat(read.full()).as("all held: the run may end").isFalse();
+    assertThat(held(outbox)).isEqualTo(2500);
+    assertThat(read.start().unheld()).isZero();
+    Sql.update("delete from outboxer_message where outbox = ?", outbox);
+  }
+
+  private static List<Long> idsOf(String outbox, String group) {
+    return Sql.query(
+            "select id from outboxer_message where outbox = ? and group_key = ? order by id",
+            outbox,
+            group)
+        .stream()
+        .map(row -> ((Number) row[0]).longValue())
+        .toList();
+  }
+
+  private void failHead(Lease lease, ReadBatch read, long head) {
+    DeliveryReport report = DeliveryReport.builder().failed(head, "refused").build();
+    assertThat(
+            store.complete(
+                lease, HOURLY_RETRIES.complete(BatchOutcome.decide(read.envelopes(), report))))
+        .isTrue();
+  }
+
+  /** Confirms all of {@code read}: where the worker's next read starts. */
+  private ReadStart confirm(Lease lease, ReadBatch read) {
+    DeliveryReport.Builder report = DeliveryReport.builder();
+    read.envelopes().forEach(e -> report.confirmed(e.id()));
+    assertThat(
+            store.complete(
+                lease,
+                HOURLY_RETRIES.complete(BatchOutcome.decide(read.envelopes(), report.build()))))
+        .isTrue();
+    return read.start().past(read.envelopes().get(read.envelopes().size() - 1).id());
   }
 
   /**
@@ -273,6 +412,31 @@ class SelectionIT {
           blocked,
           outbox + "-g");
     }
+  }
+
+  /** Inserts {@code count} messages of {@code group} into partition 0. */
+  private static void insertRows(String outbox, String group, int count) {
+    String insert =
+        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload) ";
+    if (postgres()) {
+      Sql.update(
+          insert + "select ?, 0, ?, 'T', '{}' from generate_series(1, " + count + ") g order by g",
+          outbox,
+          group);
+    } else {
+      Sql.update(
+          "with recursive s(g) as (select 1 union all select g + 1 from s where g < "
+              + count
+              + ") "
+              + insert
+              + "select ?, 0, ?, 'T', '{}' from s",
+          outbox,
+          group);
+    }
+  }
+
+  private static boolean postgres() {
+    return Sql.database().equals("postgresql");
   }
 
   private static long held(String outbox) {

@@ -12,9 +12,11 @@ import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** The message rows through Hibernate and the dialect's statements. */
 @ApplicationScoped
@@ -75,20 +77,25 @@ public class JpaMessageStore implements MessageStore {
       return Optional.empty();
     }
     long from = bounded && repairs == start.repairs() ? start.id() : 0;
+    long unheld = from > 0 ? start.unheld() : 0;
     if (sql.update(Sql.PROMOTE_DUE, "outbox", outbox, "partition", partition) > 0) {
       from = 0;
+      unheld = 0;
     }
     if (ordering == Ordering.TOTAL
         && !sql.column(Sql.HEAD_WAITS, "outbox", outbox, "partition", partition).isEmpty()) {
       return Optional.of(new ReadBatch(List.of(), new ReadStart(from, repairs), false));
     }
+    // The groups whose rows this transaction read past without holding them: the reads after
+    // leave their rows out, which their statement passes in one walk of the index (ADR 0016).
+    Set<String> readPast = new LinkedHashSet<>();
     int heldReads = 0;
     while (true) {
-      List<Envelope> read = readReady(outbox, partition, ordering, batchSize, from, bound);
-      ReadStart used = new ReadStart(from, repairs);
+      List<Envelope> read =
+          readReady(outbox, partition, ordering, batchSize, from, bound, readPast);
       boolean full = read.size() == batchSize;
       if (ordering != Ordering.GROUP) {
-        return Optional.of(new ReadBatch(read, used, full));
+        return Optional.of(new ReadBatch(read, new ReadStart(from, repairs), full));
       }
       Map<String, BlockedGroups.Heads> heads = heads(lease, read);
       List<String> orphaned = BlockedGroups.orphaned(heads);
@@ -97,28 +104,80 @@ public class JpaMessageStore implements MessageStore {
         // from the first row so that they go before the rows of their group that came after them.
         orphaned.forEach(group -> releaseGroup(lease, group));
         from = 0;
+        unheld = 0;
+        readPast.clear();
         continue;
+      }
+      BlockedGroups.Split split = BlockedGroups.split(read, BlockedGroups.blockedFrom(heads));
+      if (bounded && split.onlyHeld()) {
+        // Rows that are all behind blocked heads, where no row can commit below an id already read
+        // (ADR 0014): read past and left ready, so that the rows behind them go out first; they
+        // are held once nothing else is ready (ADR 0016).
+        unheld = unheld == 0 ? read.get(0).id() : Math.min(unheld, read.get(0).id());
+        readPast.addAll(BlockedGroups.groupsOf(read));
+      } else if (!split.hold().isEmpty()) {
+        sql.update(Sql.HOLD_ROWS, "ids", NativeQueries.idArray(split.hold()));
+      }
+      if (!split.free().isEmpty()) {
+        // With blocked rows read past, the batch asks to be read on even when it is not full: the
+        // read that then finds nothing else ready holds them.
+        return Optional.of(
+            new ReadBatch(split.free(), new ReadStart(from, repairs, unheld), full || unheld > 0));
+      }
+      if (read.isEmpty()) {
+        return Optional.of(
+            unheld > 0
+                ? holdReadPast(lease, batchSize, unheld, bound, repairs)
+                : new ReadBatch(List.of(), new ReadStart(from, repairs), false));
+      }
+      // A batch made only of rows behind blocked heads is read past or held, and read on at once,
+      // rather than ending the worker's run with ready rows still behind them: past them by
+      // position where no row can commit below an id already read (ADR 0014; elsewhere a writer
+      // that committed meanwhile could have a lower id than a later writer of its group read next).
+      // After a bounded number of such reads the transaction ends with an empty batch that asks to
+      // be read on, so that a long blocked group never makes one long transaction.
+      if (bounded) {
+        from = read.get(read.size() - 1).id() + 1;
+      }
+      if (++heldReads == HELD_READS_PER_TRANSACTION) {
+        return Optional.of(new ReadBatch(List.of(), new ReadStart(from, repairs, unheld), true));
+      }
+    }
+  }
+
+  /**
+   * Holds the blocked rows read past, from {@code unheld} on, once a read found nothing else ready
+   * below {@code bound} (ADR 0016): as many reads as a transaction may hold, each starting past the
+   * one before. The next read starts at {@code bound}, where the rows published meanwhile are, and
+   * the rows still to hold are where the next holding starts: the rows published while a long group
+   * is being held wait for one such transaction at most.
+   */
+  private ReadBatch holdReadPast(
+      Lease lease, int batchSize, long unheld, long bound, long repairs) {
+    long from = unheld;
+    for (int reads = 0; reads < HELD_READS_PER_TRANSACTION; reads++) {
+      List<Envelope> read =
+          readReady(
+              lease.outbox(), lease.partition(), Ordering.GROUP, batchSize, from, bound, Set.of());
+      Map<String, BlockedGroups.Heads> heads = heads(lease, read);
+      List<String> orphaned = BlockedGroups.orphaned(heads);
+      if (!orphaned.isEmpty()) {
+        orphaned.forEach(group -> releaseGroup(lease, group));
+        return new ReadBatch(List.of(), new ReadStart(0, repairs), true);
       }
       BlockedGroups.Split split = BlockedGroups.split(read, BlockedGroups.blockedFrom(heads));
       if (!split.hold().isEmpty()) {
         sql.update(Sql.HOLD_ROWS, "ids", NativeQueries.idArray(split.hold()));
       }
-      if (!split.onlyHeld()) {
-        return Optional.of(new ReadBatch(split.free(), used, full));
+      if (!split.free().isEmpty()) {
+        return new ReadBatch(split.free(), new ReadStart(from, repairs), true);
       }
-      // A batch made only of rows behind blocked heads is held and read past at once, rather than
-      // ending the worker's run with ready rows still behind them: past them by position where no
-      // row can commit below an id already read (ADR 0014; elsewhere a writer that committed
-      // meanwhile could have a lower id than a later writer of its group read next). After a
-      // bounded number of such reads the transaction ends with an empty batch that asks to be read
-      // on, so that holding a long blocked group never makes one long transaction.
-      if (bounded) {
-        from = read.get(read.size() - 1).id() + 1;
+      if (read.size() < batchSize) {
+        return new ReadBatch(List.of(), new ReadStart(bound, repairs), false);
       }
-      if (++heldReads == HELD_READS_PER_TRANSACTION) {
-        return Optional.of(new ReadBatch(List.of(), new ReadStart(from, repairs), true));
-      }
+      from = read.get(read.size() - 1).id() + 1;
     }
+    return new ReadBatch(List.of(), new ReadStart(bound, repairs, from), true);
   }
 
   @Override
@@ -158,31 +217,56 @@ public class JpaMessageStore implements MessageStore {
   }
 
   private List<Envelope> readReady(
-      String outbox, int partition, Ordering ordering, int limit, long from, long bound) {
-    List<Object[]> rows =
-        from > 0
-            ? sql.rows(
-                Sql.READ_READY_FROM,
-                "outbox",
-                outbox,
-                "partition",
-                partition,
-                "from",
-                from,
-                "bound",
-                bound,
-                "limit",
-                limit)
-            : sql.rows(
-                Sql.READ_READY,
-                "outbox",
-                outbox,
-                "partition",
-                partition,
-                "bound",
-                bound,
-                "limit",
-                limit);
+      String outbox,
+      int partition,
+      Ordering ordering,
+      int limit,
+      long from,
+      long bound,
+      Set<String> readPast) {
+    List<Object[]> rows;
+    if (!readPast.isEmpty()) {
+      rows =
+          sql.rows(
+              Sql.READ_READY_PAST_BLOCKED,
+              "outbox",
+              outbox,
+              "partition",
+              partition,
+              "from",
+              from,
+              "bound",
+              bound,
+              "groups",
+              NativeQueries.keyArray(readPast),
+              "limit",
+              limit);
+    } else {
+      rows =
+          from > 0
+              ? sql.rows(
+                  Sql.READ_READY_FROM,
+                  "outbox",
+                  outbox,
+                  "partition",
+                  partition,
+                  "from",
+                  from,
+                  "bound",
+                  bound,
+                  "limit",
+                  limit)
+              : sql.rows(
+                  Sql.READ_READY,
+                  "outbox",
+                  outbox,
+                  "partition",
+                  partition,
+                  "bound",
+                  bound,
+                  "limit",
+                  limit);
+    }
     List<Envelope> batch = new ArrayList<>(rows.size());
     for (Object[] row : rows) {
       String group = (String) row[1];

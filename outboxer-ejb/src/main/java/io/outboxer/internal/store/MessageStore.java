@@ -41,7 +41,10 @@ public interface MessageStore {
    * 0010), and the read starts at {@code start} when the partition's repair count is still the one
    * {@code start} was taken under (ADR 0014): rows deleted while a long transaction holds back the
    * database's cleanup stay in the index, and starting past them keeps the read's cost from growing
-   * with them. A read that makes rows ready again itself (heads due again, held rows released), and
+   * with them. There, a read whose rows are all behind blocked heads reads past them, leaving them
+   * ready, to the rows behind them, and the blocked rows read past are held by the read that finds
+   * nothing else ready (ADR 0016): until then, a read from the first row walks them again in one
+   * statement. A read that makes rows ready again itself (heads due again, held rows released), and
    * every read without {@code afterWriters} or where the database has one writer, starts at the
    * partition's first ready row.
    *

@@ -32,6 +32,11 @@ public enum Sql {
   READ_READY,
   /** READ_READY from a given id on (ADR 0014); absent where reads always start at the first row. */
   READ_READY_FROM(true),
+  /**
+   * READ_READY_FROM leaving out the rows of given blocked groups (ADR 0016); absent where reads
+   * always start at the first row.
+   */
+  READ_READY_PAST_BLOCKED(true),
   BLOCKED_FROM,
   HOLD_ROWS,
   FENCE,
