@@ -97,13 +97,64 @@ final class Db implements AutoCloseable {
    * the index entries of those ids, deleted or not.
    */
   boolean anyOf(Connection c, Long[] ids) throws SQLException {
+    return countOf(c, ids) > 0;
+  }
+
+  /** How many rows with one of {@code ids} are left, looked up by primary key. */
+  long countOf(Connection c, Long[] ids) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement("select count(*) from outboxer_message where id = any(?)")) {
       s.setArray(1, c.createArrayOf("int8", ids));
       try (ResultSet r = s.executeQuery()) {
         r.next();
-        return r.getLong(1) > 0;
+        return r.getLong(1);
       }
+    }
+  }
+
+  /** How many rows of {@code outbox} with an id above {@code id} are left (a primary key range). */
+  long countAbove(Connection c, String outbox, long id) throws SQLException {
+    try (PreparedStatement s =
+        c.prepareStatement("select count(*) from outboxer_message where id > ? and outbox = ?")) {
+      s.setLong(1, id);
+      s.setString(2, outbox);
+      try (ResultSet r = s.executeQuery()) {
+        r.next();
+        return r.getLong(1);
+      }
+    }
+  }
+
+  /**
+   * Per partition of {@code outbox} with rows above id {@code above}, the oldest and the newest of
+   * them.
+   *
+   * @return the oldest ids, then the newest ids
+   */
+  Long[][] ends(String outbox, long above) throws SQLException {
+    List<Long> oldest = new ArrayList<>();
+    List<Long> newest = new ArrayList<>();
+    try (Connection c = connect();
+        PreparedStatement s =
+            c.prepareStatement(
+                "select min(id), max(id) from outboxer_message where id > ? and outbox = ?"
+                    + " group by partition_no")) {
+      s.setLong(1, above);
+      s.setString(2, outbox);
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          oldest.add(r.getLong(1));
+          newest.add(r.getLong(2));
+        }
+      }
+    }
+    return new Long[][] {oldest.toArray(Long[]::new), newest.toArray(Long[]::new)};
+  }
+
+  /** The highest id in the table; 0 when it is empty. */
+  long lastId() throws SQLException {
+    try (Connection c = connect()) {
+      return lastId(c);
     }
   }
 
@@ -241,21 +292,12 @@ final class Db implements AutoCloseable {
     return orders;
   }
 
-  /**
-   * True while {@code outbox} holds any row other than those of {@code exceptGroup} (null: any row
-   * at all).
-   */
-  boolean anyLeft(String outbox, String exceptGroup) throws SQLException {
-    // The other groups never fail: their rows are ready (state 0) until deleted, and the range
-    // state < 1 leaves the poisoned group's held rows out of the search.
-    String except =
-        exceptGroup == null ? "" : " and state < 1 and group_key <> '" + exceptGroup + "'";
+  /** True while {@code outbox} holds any row. */
+  boolean anyLeft(String outbox) throws SQLException {
     return number(
             "select count(*) from (select 1 from outboxer_message where outbox = '"
                 + outbox
-                + "'"
-                + except
-                + " limit 1) t")
+                + "' limit 1) t")
         > 0;
   }
 

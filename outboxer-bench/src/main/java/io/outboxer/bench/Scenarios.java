@@ -269,7 +269,7 @@ final class Scenarios {
     // The last scenario: its repetitions stop at the run's 14th minute, the report saying so.
     while (with.size() < reps && (with.isEmpty() || minutesUsed() < budgetMinutes + 1)) {
       with.add(drains.poisoned(backlog, poisoned));
-      without.add(drains.product(backlog));
+      without.add(drains.poisoned(backlog, 0));
     }
     if (with.size() < reps) {
       report.note("P4 ran " + with.size() + " of " + reps + " repetitions within the time limit");
