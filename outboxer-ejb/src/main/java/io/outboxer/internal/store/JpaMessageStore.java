@@ -233,49 +233,19 @@ public class JpaMessageStore implements MessageStore {
       long from,
       long bound,
       Set<String> readPast) {
-    List<Object[]> rows;
-    if (!readPast.isEmpty()) {
-      rows =
-          sql.rows(
-              Sql.READ_READY_PAST_BLOCKED,
-              "outbox",
-              outbox,
-              "partition",
-              partition,
-              "from",
-              from,
-              "bound",
-              bound,
-              "groups",
-              NativeQueries.keyArray(readPast),
-              "limit",
-              limit);
-    } else {
-      rows =
-          from > 0
-              ? sql.rows(
-                  Sql.READ_READY_FROM,
-                  "outbox",
-                  outbox,
-                  "partition",
-                  partition,
-                  "from",
-                  from,
-                  "bound",
-                  bound,
-                  "limit",
-                  limit)
-              : sql.rows(
-                  Sql.READ_READY,
-                  "outbox",
-                  outbox,
-                  "partition",
-                  partition,
-                  "bound",
-                  bound,
-                  "limit",
-                  limit);
+    List<Object> parameters =
+        new ArrayList<>(
+            List.of("outbox", outbox, "partition", partition, "bound", bound, "limit", limit));
+    Sql statement = Sql.READ_READY;
+    if (from > 0) {
+      statement = Sql.READ_READY_FROM;
+      parameters.addAll(List.of("from", from));
     }
+    if (!readPast.isEmpty()) {
+      statement = Sql.READ_READY_PAST_BLOCKED; // read past after a read from an id: from > 0
+      parameters.addAll(List.of("groups", NativeQueries.keyArray(readPast)));
+    }
+    List<Object[]> rows = sql.rows(statement, parameters.toArray());
     List<Envelope> batch = new ArrayList<>(rows.size());
     for (Object[] row : rows) {
       String group = (String) row[1];
