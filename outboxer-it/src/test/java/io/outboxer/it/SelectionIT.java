@@ -90,8 +90,9 @@ class SelectionIT {
               LongStream.range(head + BLOCKED, head + BLOCKED + 100).boxed().toList());
       assertThat(read.start().unheld()).isEqualTo(head + 1);
       assertThat(held(outbox)).isZero();
-      // They are held by the reads that find nothing else ready (the next test): as by a worker
-      // whose reads went past every row.
+      // They are held by the reads that find nothing else ready (the next test shows when). As a
+      // test of the store: holding reads that start at the group's first row, while the rows
+      // behind it are still there, hold ten reads' worth per transaction until they meet them.
       long end = Sql.number("select max(id) from outboxer_message where outbox = ?", outbox) + 1;
       read =
           store
@@ -166,7 +167,8 @@ class SelectionIT {
    * go out before the group's rows are held: a read whose rows are all blocked reads past them,
    * leaving them ready; a head due again meanwhile goes out before them, in order; a read that
    * finds nothing else ready holds ten reads' worth of them, one such transaction per run of the
-   * worker; and rows published meanwhile go out before the rest is held. Where reads start at the
+   * worker; and rows published meanwhile go out before the rest is held. The rows behind the group
+   * are ungrouped: the statement that reads past the group keeps them. Where reads start at the
    * first row (SQLite), the reads hold the rows as they meet them, first.
    */
   @Test
@@ -176,8 +178,8 @@ class SelectionIT {
     Lease lease = leased.lease();
     long head = leased.insert("a");
     insertRows(outbox, "a", 2500);
-    insertRows(outbox, "b", 150);
-    List<Long> others = idsOf(outbox, "b");
+    insertRows(outbox, null, 150);
+    List<Long> others = idsOf(outbox, null);
     ReadBatch first =
         store.nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW).orElseThrow();
     assertThat(first.envelopes().get(0).id()).isEqualTo(head);
@@ -283,14 +285,17 @@ class SelectionIT {
     Sql.update("delete from outboxer_message where outbox = ?", outbox);
   }
 
+  /** The ids of {@code group}'s rows (null: the ungrouped rows), in order. */
   private static List<Long> idsOf(String outbox, String group) {
-    return Sql.query(
-            "select id from outboxer_message where outbox = ? and group_key = ? order by id",
-            outbox,
-            group)
-        .stream()
-        .map(row -> ((Number) row[0]).longValue())
-        .toList();
+    return (group == null
+            ? Sql.query(
+                "select id from outboxer_message where outbox = ? and group_key is null order by id",
+                outbox)
+            : Sql.query(
+                "select id from outboxer_message where outbox = ? and group_key = ? order by id",
+                outbox,
+                group))
+        .stream().map(row -> ((Number) row[0]).longValue()).toList();
   }
 
   private void failHead(Lease lease, ReadBatch read, long head) {
@@ -456,24 +461,30 @@ class SelectionIT {
     }
   }
 
-  /** Inserts {@code count} messages of {@code group} into partition 0. */
+  /** Inserts {@code count} messages of {@code group} (null: ungrouped) into partition 0. */
   private static void insertRows(String outbox, String group, int count) {
     String insert =
         "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload) ";
+    String key = group == null ? "null" : "'" + group + "'";
     if (postgres()) {
       Sql.update(
-          insert + "select ?, 0, ?, 'T', '{}' from generate_series(1, " + count + ") g order by g",
-          outbox,
-          group);
+          insert
+              + "select ?, 0, "
+              + key
+              + ", 'T', '{}' from generate_series(1, "
+              + count
+              + ") g order by g",
+          outbox);
     } else {
       Sql.update(
           "with recursive s(g) as (select 1 union all select g + 1 from s where g < "
               + count
               + ") "
               + insert
-              + "select ?, 0, ?, 'T', '{}' from s",
-          outbox,
-          group);
+              + "select ?, 0, "
+              + key
+              + ", 'T', '{}' from s",
+          outbox);
     }
   }
 

@@ -14,8 +14,9 @@ package io.outboxer.internal.store;
  *
  * @param id the first id the read may return; 0 reads from the partition's first ready row
  * @param repairs the repair count the start was taken under; -1 when not known
- * @param unheld the smallest id of the rows of blocked groups read past without being held, below
- *     {@code id}; 0 when there are none
+ * @param unheld where the rows of blocked groups that were read past and are not held yet start:
+ *     the next holding reads from there (up to the rows published since, which may lie below {@code
+ *     id} or, while holding, above it); 0 when there are none
  */
 public record ReadStart(long id, long repairs, long unheld) {
 
