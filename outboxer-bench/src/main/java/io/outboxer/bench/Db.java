@@ -77,19 +77,8 @@ final class Db implements AutoCloseable {
     try (Connection c = connect()) {
       insertRows(c, outbox, count, groups, 0, partitions, skipped, paidAt);
       analyze(c);
-      List<Long> newest = new ArrayList<>();
-      try (PreparedStatement s =
-          c.prepareStatement(
-              "select max(id) from outboxer_message where outbox = ? group by partition_no")) {
-        s.setString(1, outbox);
-        try (ResultSet r = s.executeQuery()) {
-          while (r.next()) {
-            newest.add(r.getLong(1));
-          }
-        }
-      }
-      return newest.toArray(Long[]::new);
     }
+    return ends(outbox, 0)[1];
   }
 
   /**

@@ -75,9 +75,7 @@ class SelectionIT {
             .envelopes();
     assertThat(first).hasSize(100).allMatch(e -> blocked.equals(e.groupKey()));
     long head = first.get(0).id();
-    DeliveryReport report = DeliveryReport.builder().failed(head, "down").build();
-    assertThat(store.complete(lease, HOURLY_RETRIES.complete(BatchOutcome.decide(first, report))))
-        .isTrue();
+    failHead(lease, first, head);
     assertThat(held(outbox)).isZero();
 
     ReadBatch read = store.nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW).get();
@@ -183,7 +181,7 @@ class SelectionIT {
     ReadBatch first =
         store.nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW).orElseThrow();
     assertThat(first.envelopes().get(0).id()).isEqualTo(head);
-    failHead(lease, first, head);
+    failHead(lease, first.envelopes(), head);
 
     ReadBatch read =
         store.nextBatch(lease, Ordering.GROUP, 100, true, first.start().fromFirstRow()).get();
@@ -211,7 +209,7 @@ class SelectionIT {
     assertThat(read.envelopes())
         .extracting(Envelope::id)
         .containsExactlyElementsOf(LongStream.range(head, head + 100).boxed().toList());
-    failHead(lease, read, head);
+    failHead(lease, read.envelopes(), head);
 
     read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start().fromFirstRow()).get();
     assertThat(read.envelopes())
@@ -298,11 +296,10 @@ class SelectionIT {
         .stream().map(row -> ((Number) row[0]).longValue()).toList();
   }
 
-  private void failHead(Lease lease, ReadBatch read, long head) {
+  /** Records {@code batch}'s delivery with its {@code head} refused, retried in an hour. */
+  private void failHead(Lease lease, List<Envelope> batch, long head) {
     DeliveryReport report = DeliveryReport.builder().failed(head, "refused").build();
-    assertThat(
-            store.complete(
-                lease, HOURLY_RETRIES.complete(BatchOutcome.decide(read.envelopes(), report))))
+    assertThat(store.complete(lease, HOURLY_RETRIES.complete(BatchOutcome.decide(batch, report))))
         .isTrue();
   }
 
@@ -391,9 +388,7 @@ class SelectionIT {
             .orElseThrow()
             .envelopes();
     assertThat(first.get(0).id()).isEqualTo(head);
-    DeliveryReport report = DeliveryReport.builder().failed(head, "down").build();
-    assertThat(store.complete(lease, HOURLY_RETRIES.complete(BatchOutcome.decide(first, report))))
-        .isTrue();
+    failHead(lease, first, head);
 
     ReadBatch read =
         store.nextBatch(lease, Ordering.GROUP, 100, false, ReadStart.FIRST_ROW).orElseThrow();
