@@ -77,8 +77,8 @@ final class Db implements AutoCloseable {
     try (Connection c = connect()) {
       insertRows(c, outbox, count, groups, 0, partitions, skipped, paidAt);
       analyze(c);
+      return newest(c, outbox, 0);
     }
-    return ends(outbox, 0)[1];
   }
 
   /**
@@ -101,49 +101,42 @@ final class Db implements AutoCloseable {
     }
   }
 
-  /** How many rows of {@code outbox} with an id above {@code id} are left (a primary key range). */
-  long countAbove(Connection c, String outbox, long id) throws SQLException {
-    try (PreparedStatement s =
-        c.prepareStatement("select count(*) from outboxer_message where id > ? and outbox = ?")) {
-      s.setLong(1, id);
-      s.setString(2, outbox);
-      try (ResultSet r = s.executeQuery()) {
-        r.next();
-        return r.getLong(1);
-      }
-    }
-  }
-
-  /**
-   * Per partition of {@code outbox} with rows above id {@code above}, the oldest and the newest of
-   * them.
-   *
-   * @return the oldest ids, then the newest ids
-   */
-  Long[][] ends(String outbox, long above) throws SQLException {
-    List<Long> oldest = new ArrayList<>();
+  /** The newest row of each partition of {@code outbox} that has rows above id {@code above}. */
+  private static Long[] newest(Connection c, String outbox, long above) throws SQLException {
     List<Long> newest = new ArrayList<>();
-    try (Connection c = connect();
-        PreparedStatement s =
-            c.prepareStatement(
-                "select min(id), max(id) from outboxer_message where id > ? and outbox = ?"
-                    + " group by partition_no")) {
+    try (PreparedStatement s =
+        c.prepareStatement(
+            "select max(id) from outboxer_message where id > ? and outbox = ?"
+                + " group by partition_no")) {
       s.setLong(1, above);
       s.setString(2, outbox);
       try (ResultSet r = s.executeQuery()) {
         while (r.next()) {
-          oldest.add(r.getLong(1));
-          newest.add(r.getLong(2));
+          newest.add(r.getLong(1));
         }
       }
     }
-    return new Long[][] {oldest.toArray(Long[]::new), newest.toArray(Long[]::new)};
+    return newest.toArray(Long[]::new);
   }
 
-  /** The highest id in the table; 0 when it is empty. */
-  long lastId() throws SQLException {
+  /**
+   * Inserts a backlog as {@link #insert} does and, in the same transaction (before any worker can
+   * see it), analyzes the table (its own rows counted) and finds the newest of the backlog's rows
+   * in each partition, so that the drain can be timed from the commit.
+   *
+   * @return the newest id of each partition that got rows
+   */
+  Long[] insertNewest(
+      String outbox, int count, int groups, int firstOrder, int partitions, String paidAt)
+      throws SQLException {
     try (Connection c = connect()) {
-      return lastId(c);
+      c.setAutoCommit(false);
+      long before = lastId(c);
+      insertRows(c, outbox, count, groups, firstOrder, partitions, -1, paidAt);
+      analyze(c);
+      Long[] newest = newest(c, outbox, before);
+      c.commit();
+      return newest;
     }
   }
 

@@ -64,7 +64,7 @@ final class Drains {
         0,
         () -> {
           left[0] = awaitFirstDeletion(outbox, count);
-          long started = System.nanoTime();
+          Start started = now();
           awaitDrained(() -> !rig.db().anyLeft(outbox));
           return started;
         },
@@ -101,7 +101,7 @@ final class Drains {
           0,
           () -> {
             left[0] = awaitFirstDeletion(Db.OUTBOX, count);
-            long started = System.nanoTime();
+            Start started = now();
             try (Connection c = rig.db().connect()) {
               awaitDrained(() -> !rig.db().anyOf(c, newest));
             }
@@ -118,19 +118,25 @@ final class Drains {
   Run limit(int count, LimitPipeline.Mode mode) throws Exception {
     rig.truncate();
     rig.db().insert(Rig.LIMIT_OUTBOX, count, groups, 0, rig.partitions(), PAID_AT);
-    return measure(count, () -> rig.limit().drain(Rig.LIMIT_OUTBOX, mode, () -> false));
+    rig.limit().open();
+    return measure(
+        count,
+        () -> {
+          rig.limit().drain(Rig.LIMIT_OUTBOX, mode, () -> false);
+          return null;
+        });
   }
 
   /**
    * P4: the product's drain of {@code count} messages of other groups while a group of {@code
    * poisoned} rows whose head Kafka refuses (1.5 MB, over the producer's max.request.size) sits at
    * the head of its partition, retried forever (max-attempts infinity, the default); with none,
-   * P4's reference. Timed from the first deletion of one of the other groups' rows to the deletion
-   * of each partition's newest, over the rows left at the first: a worker that is already running
-   * (the poisoned group's) or polling finds the backlog before the wake-ups, so a run timed from
-   * them would miss part of the drain. Searches for the rows left would walk the poisoned group's
-   * rows as long as they are ready, in the bench's own queries beside the product's: the bench
-   * looks up each partition's oldest and newest rows by id instead.
+   * P4's reference. Timed from the commit of the others' backlog (the workers are woken at once) to
+   * the deletion of each partition's newest row, both runs alike: the poisoned group's worker is
+   * already running and finds the backlog before the wake-ups, and a run timed from its first
+   * deletion would charge it for the other workers' wake-up. Searches for the rows left would walk
+   * the poisoned group's rows as long as they are ready, in the bench's own queries beside the
+   * product's: the bench looks up each partition's newest row by id instead, every 10 ms.
    */
   Run poisoned(int count, int poisoned) throws Exception {
     rig.truncate();
@@ -139,36 +145,21 @@ final class Drains {
       rig.db().insert(Db.OUTBOX, 1, 1, POISON_ORDER, rig.partitions(), big);
       rig.db().insert(Db.OUTBOX, poisoned - 1, 1, POISON_ORDER, rig.partitions(), PAID_AT);
     }
-    long before = rig.db().lastId();
     List<String> wake = rig.wakeOrders();
-    rig.db().insert(Db.OUTBOX, count, groups, 0, rig.partitions(), PAID_AT);
-    Long[][] ends = rig.db().ends(Db.OUTBOX, before);
-    long[] left = new long[1];
-    Thread wakeUps =
-        new Thread(
-            () -> {
-              try {
-                rig.wakeAll(wake);
-              } catch (Exception e) {
-                throw new IllegalStateException("waking the workers failed", e);
-              }
-            });
     try (Connection c = rig.db().connect()) {
       return measure(
-          0,
+          count,
           () -> {
-            wakeUps.start();
+            Long[] newest =
+                rig.db().insertNewest(Db.OUTBOX, count, groups, 0, rig.partitions(), PAID_AT);
+            Start committed = now();
+            rig.wakeAll(wake);
             await()
                 .atMost(TIMEOUT)
-                .pollInterval(Duration.ofMillis(5))
-                .until(() -> rig.db().countOf(c, ends[0]) < ends[0].length);
-            long started = System.nanoTime();
-            left[0] = rig.db().countAbove(c, Db.OUTBOX, before);
-            awaitDrained(() -> rig.db().countOf(c, ends[1]) == 0);
-            wakeUps.join();
-            return started;
-          },
-          () -> left[0]);
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> !rig.db().anyOf(c, newest));
+            return committed;
+          });
     }
   }
 
@@ -249,26 +240,33 @@ final class Drains {
   /** A drain's throughput and the cores each component used meanwhile. */
   record Run(double perSecond, Map<String, Double> cores) {}
 
+  /** Where a run's timing starts: a nanoTime, and the CPU counters then. */
+  private record Start(long nanos, CpuMeter.Sample cpu) {}
+
+  private Start now() throws Exception {
+    return new Start(System.nanoTime(), rig.meter().sample());
+  }
+
   /**
-   * Times {@code drain}: from now, or from the time it returns (a nanoTime) when it set itself up
-   * first, to its end.
+   * Times {@code drain}, and the CPU it used: from now, or from the start it returns when it set
+   * itself up first, to its end.
    */
-  private Run measure(int messages, Callable<Long> drain) throws Exception {
+  private Run measure(int messages, Callable<Start> drain) throws Exception {
     return measure(messages, drain, () -> 0L);
   }
 
   /** As above, plus the messages {@code counted} once the drain returned. */
-  private Run measure(int messages, Callable<Long> drain, Callable<Long> counted) throws Exception {
-    CpuMeter.Sample before = rig.meter().sample();
-    long start = System.nanoTime();
-    Long started = drain.call();
+  private Run measure(int messages, Callable<Start> drain, Callable<Long> counted)
+      throws Exception {
+    Start start = now();
+    Start started = drain.call();
     if (started != null) {
       start = started;
     }
-    long end = System.nanoTime();
-    CpuMeter.Sample after = rig.meter().sample();
+    Start end = now();
     double total = messages + counted.call();
-    return new Run(total / ((end - start) / 1e9), CpuMeter.cores(before, after));
+    return new Run(
+        total / ((end.nanos() - start.nanos()) / 1e9), CpuMeter.cores(start.cpu(), end.cpu()));
   }
 
   /** Waits until the product's outbox holds no row. */

@@ -87,14 +87,10 @@ final class LimitPipeline implements AutoCloseable {
     TRANSACTION_PER_BATCH_ONE_PARTITION
   }
 
-  /**
-   * Drains {@code outbox} until every partition reads an empty batch or {@code done} says so, and
-   * returns the nanoTime at which it started (after its connections and producers were ready).
-   */
-  long drain(String outbox, Mode mode, BooleanSupplier done) throws Exception {
+  /** Drains {@code outbox} until every partition reads an empty batch or {@code done} says so. */
+  void drain(String outbox, Mode mode, BooleanSupplier done) throws Exception {
     boolean inTransactions = mode != Mode.PLAIN;
     open();
-    long start = System.nanoTime();
     List<Future<Void>> runs = new ArrayList<>();
     for (int p = 0; p < partitions; p++) {
       int partition = p;
@@ -115,7 +111,6 @@ final class LimitPipeline implements AutoCloseable {
     for (Future<Void> run : runs) {
       run.get();
     }
-    return start;
   }
 
   @Override

@@ -25,6 +25,7 @@ final class Scenarios {
   private final int reps = Integer.getInteger("bench.repetitions", 3);
   private final int backlog = Integer.getInteger("bench.backlog", 50_000);
   private final int drainBacklog = Integer.getInteger("bench.p1.backlog", 1_000_000);
+  private final int othersBacklog = Integer.getInteger("bench.p4.backlog", 300_000);
   private final int groups = Integer.getInteger("bench.groups", 10_000);
   private final int large = Integer.getInteger("bench.p5.large", 1_000_000);
   private final int heldBacklog = Integer.getInteger("bench.w3.backlog", 800_000);
@@ -266,10 +267,15 @@ final class Scenarios {
     int poisoned = 100_000;
     List<Drains.Run> with = new ArrayList<>();
     List<Drains.Run> without = new ArrayList<>();
+    // A pair left out first, as P1's warm-up: in every run of P1 and P4 the first poisoned
+    // repetition was the slowest in all eight partitions alike (5.3 to 5.6 s against 2 to 3 s),
+    // and it would always fall on the poisoned side.
+    drains.poisoned(othersBacklog, poisoned);
+    drains.poisoned(othersBacklog, 0);
     // The last scenario: its repetitions stop at the run's 14th minute, the report saying so.
     while (with.size() < reps && (with.isEmpty() || minutesUsed() < budgetMinutes + 1)) {
-      with.add(drains.poisoned(backlog, poisoned));
-      without.add(drains.poisoned(backlog, 0));
+      with.add(drains.poisoned(othersBacklog, poisoned));
+      without.add(drains.poisoned(othersBacklog, 0));
     }
     if (with.size() < reps) {
       report.note("P4 ran " + with.size() + " of " + reps + " repetitions within the time limit");
@@ -284,7 +290,7 @@ final class Scenarios {
             figure("msg/s", without, Drains.Run::perSecond),
             0.95,
             "head refused by Kafka (1.5 MB > max.request.size), retried forever; "
-                + backlog
+                + othersBacklog
                 + " messages of other groups behind it",
             cpu(with, without)));
   }
