@@ -8,7 +8,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The bench's own PostgreSQL database (created at start, dropped at the end) and what the bench
@@ -53,14 +55,13 @@ final class Db implements AutoCloseable {
   /**
    * Inserts {@code count} messages into {@code outbox} in one transaction, round robin over the
    * orders {@code firstOrder .. firstOrder + groups - 1} (group {@code order:<n>}), with {@code
-   * paidAt} as every payload's time; analyzes the table and returns the last id inserted.
+   * paidAt} as every payload's time, and analyzes the table.
    */
-  long insert(String outbox, int count, int groups, int firstOrder, int partitions, String paidAt)
+  void insert(String outbox, int count, int groups, int firstOrder, int partitions, String paidAt)
       throws SQLException {
     try (Connection c = connect()) {
       insertRows(c, outbox, count, groups, firstOrder, partitions, -1, paidAt);
       analyze(c);
-      return lastId(c);
     }
   }
 
@@ -86,7 +87,22 @@ final class Db implements AutoCloseable {
    * the index entries of those ids, deleted or not.
    */
   boolean anyOf(Connection c, Long[] ids) throws SQLException {
-    return countOf(c, ids) > 0;
+    return !left(c, ids).isEmpty();
+  }
+
+  /** Which of {@code ids} are left, looked up by primary key. */
+  Set<Long> left(Connection c, Long[] ids) throws SQLException {
+    Set<Long> left = new HashSet<>();
+    try (PreparedStatement s =
+        c.prepareStatement("select id from outboxer_message where id = any(?)")) {
+      s.setArray(1, c.createArrayOf("int8", ids));
+      try (ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          left.add(r.getLong(1));
+        }
+      }
+    }
+    return left;
   }
 
   /** How many rows with one of {@code ids} are left, looked up by primary key. */
@@ -101,13 +117,16 @@ final class Db implements AutoCloseable {
     }
   }
 
-  /** The newest row of each partition of {@code outbox} that has rows above id {@code above}. */
+  /**
+   * The newest row of each partition of {@code outbox} that has rows above id {@code above}, in
+   * partition order.
+   */
   private static Long[] newest(Connection c, String outbox, long above) throws SQLException {
     List<Long> newest = new ArrayList<>();
     try (PreparedStatement s =
         c.prepareStatement(
             "select max(id) from outboxer_message where id > ? and outbox = ?"
-                + " group by partition_no")) {
+                + " group by partition_no order by partition_no")) {
       s.setLong(1, above);
       s.setString(2, outbox);
       try (ResultSet r = s.executeQuery()) {

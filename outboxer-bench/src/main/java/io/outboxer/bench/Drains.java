@@ -2,12 +2,15 @@ package io.outboxer.bench;
 
 import static org.awaitility.Awaitility.await;
 
+import io.outboxer.internal.rules.Partitioner;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -112,8 +115,8 @@ final class Drains {
   }
 
   /**
-   * Messages per second of the limit pipeline's drain of {@code count} messages; with {@code
-   * transactional}, one Kafka transaction per batch.
+   * Messages per second of the limit pipeline's drain of {@code count} messages, in {@code mode}
+   * (with or without a Kafka transaction per batch).
    */
   Run limit(int count, LimitPipeline.Mode mode) throws Exception {
     rig.truncate();
@@ -136,9 +139,11 @@ final class Drains {
    * already running and finds the backlog before the wake-ups, and a run timed from its first
    * deletion would charge it for the other workers' wake-up. Searches for the rows left would walk
    * the poisoned group's rows as long as they are ready, in the bench's own queries beside the
-   * product's: the bench looks up each partition's newest row by id instead, every 10 ms.
+   * product's: the bench looks up each partition's newest row by id instead, every 10 ms from the
+   * end of the wake-ups (which take a few ms against a drain of seconds), and adds to {@code ends}
+   * when each partition ended (ms after the commit, by partition).
    */
-  Run poisoned(int count, int poisoned) throws Exception {
+  Run poisoned(int count, int poisoned, List<long[]> ends) throws Exception {
     rig.truncate();
     if (poisoned > 0) {
       String big = "x".repeat(1_500_000);
@@ -152,15 +157,47 @@ final class Drains {
           () -> {
             Long[] newest =
                 rig.db().insertNewest(Db.OUTBOX, count, groups, 0, rig.partitions(), PAID_AT);
-            Start committed = now();
+            long committed = System.nanoTime();
+            if (newest.length != rig.partitions()) {
+              throw new IllegalStateException(
+                  "P4 needs rows of other groups in each of the "
+                      + rig.partitions()
+                      + " partitions, and "
+                      + newest.length
+                      + " got some: raise bench.groups");
+            }
             rig.wakeAll(wake);
+            Start started = new Start(committed, rig.meter().sample());
+            long[] ended = new long[newest.length];
             await()
                 .atMost(TIMEOUT)
                 .pollInterval(Duration.ofMillis(10))
-                .until(() -> !rig.db().anyOf(c, newest));
-            return committed;
+                .until(() -> partitionsEnded(c, newest, ended, committed));
+            ends.add(ended);
+            return started;
           });
     }
+  }
+
+  /**
+   * Whether every partition's newest row is deleted; records in {@code ended} when each was first
+   * seen gone, in ms after {@code since}.
+   */
+  private boolean partitionsEnded(Connection c, Long[] newest, long[] ended, long since)
+      throws SQLException {
+    Set<Long> left = rig.db().left(c, newest);
+    long now = Math.max(1, (System.nanoTime() - since) / 1_000_000);
+    for (int p = 0; p < newest.length; p++) {
+      if (ended[p] == 0 && !left.contains(newest[p])) {
+        ended[p] = now;
+      }
+    }
+    return left.isEmpty();
+  }
+
+  /** The partition of the poisoned group of {@link #poisoned}. */
+  int poisonedPartition() {
+    return Partitioner.partitionOf("order:" + POISON_ORDER, rig.partitions());
   }
 
   /**
@@ -243,8 +280,10 @@ final class Drains {
   /** Where a run's timing starts: a nanoTime, and the CPU counters then. */
   private record Start(long nanos, CpuMeter.Sample cpu) {}
 
+  /** The CPU counters, then the time: the sample (a few ms) stays out of the timed interval. */
   private Start now() throws Exception {
-    return new Start(System.nanoTime(), rig.meter().sample());
+    CpuMeter.Sample cpu = rig.meter().sample();
+    return new Start(System.nanoTime(), cpu);
   }
 
   /**
@@ -263,10 +302,10 @@ final class Drains {
     if (started != null) {
       start = started;
     }
-    Start end = now();
+    long end = System.nanoTime();
+    CpuMeter.Sample endCpu = rig.meter().sample();
     double total = messages + counted.call();
-    return new Run(
-        total / ((end.nanos() - start.nanos()) / 1e9), CpuMeter.cores(start.cpu(), end.cpu()));
+    return new Run(total / ((end - start.nanos()) / 1e9), CpuMeter.cores(start.cpu(), endCpu));
   }
 
   /** Waits until the product's outbox holds no row. */

@@ -44,9 +44,9 @@ final class LimitPipeline implements AutoCloseable {
   private final int batchSize;
 
   /**
-   * Per partition its connection, plain producer and transactional producer: opened at the first
-   * drain and kept for the run, so that a drain's time and CPU hold no set-up and the database's
-   * backends stay the same from one CPU sample to the next.
+   * Per partition its connection, plain producer and transactional producer: opened by {@link
+   * #open} before the first drain is timed and kept for the run, so that a drain's time and CPU
+   * hold no set-up and the database's backends stay the same from one CPU sample to the next.
    */
   private final List<Connection> connections = new ArrayList<>();
 

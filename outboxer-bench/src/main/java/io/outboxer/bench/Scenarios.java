@@ -3,10 +3,12 @@ package io.outboxer.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 
 /**
  * The scenarios in order of importance, each measured beside its reference in this run, with a
@@ -267,16 +269,30 @@ final class Scenarios {
     int poisoned = 100_000;
     List<Drains.Run> with = new ArrayList<>();
     List<Drains.Run> without = new ArrayList<>();
-    // A pair left out first, as P1's warm-up: in every run of P1 and P4 the first poisoned
-    // repetition was the slowest in all eight partitions alike (5.3 to 5.6 s against 2 to 3 s),
-    // and it would always fall on the poisoned side.
-    drains.poisoned(othersBacklog, poisoned);
-    drains.poisoned(othersBacklog, 0);
+    List<long[]> withEnds = new ArrayList<>();
+    List<long[]> withoutEnds = new ArrayList<>();
+    List<long[]> leftOut = new ArrayList<>();
+    // A pair left out first, as P1's warm-up: in every run that recorded each partition's end,
+    // the first poisoned repetition was the slowest in all eight partitions alike (5.3 to 5.6 s
+    // against 2 to 3 s), and it would always fall on the poisoned side.
+    drains.poisoned(othersBacklog, poisoned, leftOut);
+    drains.poisoned(othersBacklog, 0, leftOut);
     // The last scenario: its repetitions stop at the run's 14th minute, the report saying so.
     while (with.size() < reps && (with.isEmpty() || minutesUsed() < budgetMinutes + 1)) {
-      with.add(drains.poisoned(othersBacklog, poisoned));
-      without.add(drains.poisoned(othersBacklog, 0));
+      with.add(drains.poisoned(othersBacklog, poisoned, withEnds));
+      without.add(drains.poisoned(othersBacklog, 0, withoutEnds));
     }
+    report.note(
+        "P4: each partition's end in ms after the commit, partitions 0 to "
+            + (rig.partitions() - 1)
+            + ", the poisoned group in partition "
+            + drains.poisonedPartition()
+            + ": with it "
+            + ends(withEnds)
+            + "; without "
+            + ends(withoutEnds)
+            + "; the pair left out "
+            + ends(leftOut));
     if (with.size() < reps) {
       report.note("P4 ran " + with.size() + " of " + reps + " repetitions within the time limit");
     }
@@ -293,6 +309,10 @@ final class Scenarios {
                 + othersBacklog
                 + " messages of other groups behind it",
             cpu(with, without)));
+  }
+
+  private static String ends(List<long[]> runs) {
+    return runs.stream().map(Arrays::toString).collect(Collectors.joining(", "));
   }
 
   static <T> Figure figure(String unit, List<T> runs, ToDoubleFunction<T> value) {
