@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -445,15 +446,27 @@ abstract class RelayScenarios {
 
   /** Takes until {@code expected} messages arrived, then reads a little longer. */
   private void takeUntil(Reader reader, Arrivals arrivals, int expected, Duration within) {
-    await()
-        .atMost(within)
-        .pollInSameThread()
-        .pollInterval(reader.pollInterval())
-        .until(
-            () -> {
-              arrivals.addAll(reader.take());
-              return arrivals.count >= expected;
-            });
+    try {
+      await()
+          .atMost(within)
+          .pollInSameThread()
+          .pollInterval(reader.pollInterval())
+          .until(
+              () -> {
+                arrivals.addAll(reader.take());
+                return arrivals.count >= expected;
+              });
+    } catch (ConditionTimeoutException e) {
+      List<String> rows = new ArrayList<>();
+      for (Object[] row :
+          Sql.query(
+              "select outbox, state, count(*), max(attempts) from outboxer_message"
+                  + " group by outbox, state order by outbox, state")) {
+        rows.add(row[0] + " state " + row[1] + ": " + row[2] + " rows, attempts up to " + row[3]);
+      }
+      throw new AssertionError(
+          arrivals.count + " of " + expected + " arrived within " + within + "; rows: " + rows, e);
+    }
     readQuietly(reader, arrivals);
   }
 
