@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
@@ -364,17 +365,12 @@ abstract class RelayScenarios {
       // Wait until each refused message failed twice (so its group is seen held, not just slow)
       // and the other messages arrived; then read a little longer: nothing else may come.
       Arrivals taken = new Arrivals(refusals.run, false);
-      await()
-          .atMost(refusalsWithin)
-          .pollInSameThread()
-          .pollInterval(reader.pollInterval())
-          .until(
-              () -> {
-                taken.addAll(reader.take());
-                return taken.count >= expected
-                    && refusals.refused.keySet().stream().allMatch(id -> attempts(id) >= 2);
-              });
-      readQuietly(reader, taken);
+      takeUntil(
+          reader,
+          taken,
+          expected,
+          refusalsWithin,
+          () -> refusals.refused.keySet().stream().allMatch(id -> attempts(id) >= 2));
 
       assertThat(taken.byGroup).as("every group up to its refused message").isEqualTo(before);
       refusals.refused.forEach((id, lastError) -> lastError.accept(lastError(id)));
@@ -446,6 +442,15 @@ abstract class RelayScenarios {
 
   /** Takes until {@code expected} messages arrived, then reads a little longer. */
   private void takeUntil(Reader reader, Arrivals arrivals, int expected, Duration within) {
+    takeUntil(reader, arrivals, expected, within, () -> true);
+  }
+
+  /**
+   * Takes until {@code expected} messages arrived and {@code also} holds, then reads a little
+   * longer; on a timeout says how many arrived and what the outboxes hold.
+   */
+  private void takeUntil(
+      Reader reader, Arrivals arrivals, int expected, Duration within, Callable<Boolean> also) {
     try {
       await()
           .atMost(within)
@@ -454,7 +459,7 @@ abstract class RelayScenarios {
           .until(
               () -> {
                 arrivals.addAll(reader.take());
-                return arrivals.count >= expected;
+                return arrivals.count >= expected && also.call();
               });
     } catch (ConditionTimeoutException e) {
       List<String> rows = new ArrayList<>();

@@ -67,9 +67,7 @@ public class ScenarioResource {
       try {
         failure.append("\nthe run's rows that are not dead:\n").append(pending(run));
         // Not left to be retried beside the tries that jqwik runs next, while it shrinks.
-        Sql.update(
-            "delete from outboxer_message where outbox = 'it-random' and payload like ?",
-            "%" + run + "%");
+        deleteRows(run);
       } catch (Exception rowsUnknown) {
         rowsUnknown.printStackTrace(new PrintWriter(failure));
       }
@@ -131,14 +129,18 @@ public class ScenarioResource {
         delivered.add(d);
       }
     }
-    Sql.update(
-        "delete from outboxer_message where outbox = 'it-random' and payload like ?",
-        "%" + run + "%");
+    deleteRows(run);
     return Json.createObjectBuilder()
         .add("published", published)
         .add("dead", dead)
         .add("delivered", delivered)
         .build();
+  }
+
+  private static void deleteRows(String run) {
+    Sql.update(
+        "delete from outboxer_message where outbox = 'it-random' and payload like ?",
+        "%" + run + "%");
   }
 
   /** The run's rows that are not dead, one a line, for a failure's message. */
