@@ -264,9 +264,13 @@ public final class KafkaRelay implements BudgetedRelay {
       try {
         Future<RecordMetadata> future = producer.send(toRecord(e));
         sent.put(e.id(), future);
-        if (future.isDone()) {
-          refusedAtSend.add(e.id()); // checked by the producer before sending; failed or not
-          if (!isRecordRefusal(failure(future))) {
+        // Done already: refused by the producer before sending, or, on a loaded machine, sent and
+        // acknowledged before this thread looked. Only a failure ends the round early: the records
+        // after an acknowledged one belong to the transaction as much as the others.
+        Throwable failedAtSend = future.isDone() ? failure(future) : null;
+        if (failedAtSend != null) {
+          refusedAtSend.add(e.id());
+          if (!isRecordRefusal(failedAtSend)) {
             break; // no metadata, error state: the rest would wait as long and fail the same
           }
         }

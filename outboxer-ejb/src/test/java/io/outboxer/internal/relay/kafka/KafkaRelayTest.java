@@ -259,6 +259,27 @@ class KafkaRelayTest {
   }
 
   /**
+   * On a loaded machine the producer's network thread can send a record and have the broker's
+   * acknowledgement before the relay's thread looks at the record's future: a future that is done
+   * and succeeded is no refusal, and the rest of the batch is still sent in the same transaction
+   * (before, the relay stopped sending there and committed, reporting records it never sent).
+   */
+  @Test
+  void aRecordAcknowledgedBeforeTheRelayLooksDoesNotEndTheTransaction() {
+    List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
+    KafkaRelay relay = relay(made, p -> p.acknowledgedAtSend = 1);
+
+    DeliveryReport report = relay.deliver(batch(3), BUDGET);
+
+    assertThat(made.get(0).history())
+        .extracting(r -> new String(r.headers().lastHeader(KafkaRelay.ID).value(), UTF_8))
+        .containsExactly("1", "2", "3");
+    assertThat(report.confirmed()).containsExactly(1L, 2L, 3L);
+    assertThat(report.failed()).isEmpty();
+    assertThat(made.get(0).commitCount()).isEqualTo(1);
+  }
+
+  /**
    * Acknowledgements slower than {@code max.block.ms}: {@code commitTransaction} gives up waiting
    * with a {@code TimeoutException}, and the relay takes up the same commit again within the call's
    * deadline instead of counting the batch as an outage.
@@ -377,7 +398,9 @@ class KafkaRelayTest {
    * #notYetSent} fails with the transaction's error, as a batch not yet sent does); the others are
    * acknowledged when the transaction ends, after {@code send} returned, as a real producer's are.
    * With {@link #fencedAtCommit} a newer producer fences this one before its commit; the first
-   * {@link #commitTimeouts} commits give up waiting, as at {@code max.block.ms}.
+   * {@link #commitTimeouts} commits give up waiting, as at {@code max.block.ms}. The record with id
+   * {@link #acknowledgedAtSend} is acknowledged before {@code send} returns, as a loaded machine
+   * can make a real producer's look.
    */
   private static final class ScriptedProducer extends MockProducer<String, String> {
     private final CountDownLatch closed = new CountDownLatch(1);
@@ -393,6 +416,7 @@ class KafkaRelayTest {
     private final List<Long> inFlight = new ArrayList<>();
     CountDownLatch initUntil = new CountDownLatch(0);
     long tooLarge;
+    long acknowledgedAtSend;
 
     ScriptedProducer() {
       super(false, null, new StringSerializer(), new StringSerializer()); // acknowledged at the end
@@ -410,7 +434,11 @@ class KafkaRelayTest {
             new RecordTooLargeException("record " + id + " is too large"));
       }
       inFlight.add(Long.parseLong(id));
-      return super.send(r, callback);
+      Future<RecordMetadata> sent = super.send(r, callback);
+      if (Long.parseLong(id) == acknowledgedAtSend) {
+        completeNext();
+      }
+      return sent;
     }
 
     @Override
