@@ -69,6 +69,15 @@ select distinct on (p.k2) p.k2, (i.k1 << 32) | i.k2, p.pid,
 -- name: READ_COMMITS_UNFLUSHED
 select set_config('synchronous_commit', 'off', true)
 
+-- The worker's transactions plan each statement for its parameters and for the table as it is at
+-- that moment (ADR 0017). A server-side prepared statement otherwise runs on a generic plan once it
+-- ran five times, kept until the table's statistics change: planned while the table was empty (an
+-- idle outbox vacuumed or analyzed empty), it scans the whole table, and after a burst every batch
+-- read sorted the backlog and every delete or hold parsed its id list once per row, until the next
+-- analyze.
+-- name: PLAN_PER_EXECUTION
+select set_config('plan_cache_mode', 'force_custom_plan', true)
+
 -- name: PROMOTE_DUE
 update outboxer_message set state = 0
  where outbox = :outbox and partition_no = :partition and state = 3

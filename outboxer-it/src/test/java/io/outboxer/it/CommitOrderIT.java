@@ -425,6 +425,41 @@ class CommitOrderIT {
         .isZero();
   }
 
+  /**
+   * The worker's statements are planned at each execution for the table as it is (ADR 0017), never
+   * run on the generic plan PostgreSQL keeps for a prepared statement after its fifth run: planned
+   * while the table was empty, that plan scans the whole table, however large it grew since.
+   */
+  @Test
+  @Order(10)
+  void theWorkersStatementsArePlannedAtEachExecution() throws Exception {
+    LeasedOutbox leased = LeasedOutbox.take(leases, "it-plan-", "plan-test");
+    Lease lease = leased.lease();
+    tx.begin();
+    try {
+      TransactionSetting.Plans before = setting.plans();
+      // The driver prepares a statement on the server at its fifth run; PostgreSQL turns to the
+      // generic plan after five more.
+      for (int i = 0; i < 20; i++) {
+        leased.insert("g" + i);
+        List<Envelope> read =
+            store
+                .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+                .orElseThrow()
+                .envelopes();
+        assertThat(read).hasSize(1);
+        Completion delivered = new Completion(List.of(read.get(0).id()), List.of(), List.of());
+        assertThat(store.complete(lease, delivered)).isTrue();
+      }
+      TransactionSetting.Plans after = setting.plans();
+      assertThat(after.generic() - before.generic()).as("runs on a generic plan").isZero();
+      assertThat(after.custom() - before.custom()).as("runs on a plan of their own").isPositive();
+      assertThat(setting.of("plan_cache_mode")).isEqualTo("force_custom_plan");
+    } finally {
+      tx.rollback();
+    }
+  }
+
   /** The store's read of partition 0 from {@code from} on (the first row when 0), as SQL. */
   private static String readReady(String outbox, long from) {
     io.outboxer.internal.store.Sql statement =

@@ -66,6 +66,7 @@ public class JpaMessageStore implements MessageStore {
     String outbox = lease.outbox();
     int partition = lease.partition();
     boolean bounded = afterWriters && sql.has(Sql.IN_FLIGHT);
+    planPerExecution();
     if (sql.has(Sql.READ_COMMITS_UNFLUSHED)) {
       sql.column(Sql.READ_COMMITS_UNFLUSHED);
     }
@@ -300,6 +301,7 @@ public class JpaMessageStore implements MessageStore {
   @Override
   @Transactional
   public boolean complete(Lease lease, Completion completion) {
+    planPerExecution();
     if (sql.updateFenced(Sql.FENCE, lease) != 1) {
       return false;
     }
@@ -321,6 +323,16 @@ public class JpaMessageStore implements MessageStore {
       }
     }
     return true;
+  }
+
+  /**
+   * Plans each later statement of the transaction for its parameters and the table as it is (ADR
+   * 0017): a plan cached while the outbox was empty would scan the whole backlog at every batch.
+   */
+  private void planPerExecution() {
+    if (sql.has(Sql.PLAN_PER_EXECUTION)) {
+      sql.column(Sql.PLAN_PER_EXECUTION);
+    }
   }
 
   private void releaseGroup(Lease lease, String group) {

@@ -27,6 +27,12 @@ public enum Sql {
    * where every commit flushes.
    */
   READ_COMMITS_UNFLUSHED(true),
+  /**
+   * Has each later statement of the transaction planned for its parameters and the table as it is
+   * then, never run on a plan cached when the table was much smaller (ADR 0017); absent where plans
+   * do not follow the table's size.
+   */
+  PLAN_PER_EXECUTION(true),
   PROMOTE_DUE,
   HEAD_WAITS,
   READ_READY,

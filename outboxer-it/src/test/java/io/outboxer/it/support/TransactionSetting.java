@@ -14,6 +14,26 @@ public class TransactionSetting {
   @PersistenceContext(unitName = "outboxer")
   private EntityManager em;
 
+  /**
+   * How many times the statements with parameters on Outboxer's table that this connection keeps
+   * prepared ran on a generic plan and on a plan of their own (PostgreSQL's {@code
+   * pg_prepared_statements}; a statement without parameters has one plan whatever the setting).
+   */
+  public record Plans(long generic, long custom) {}
+
+  /** The plans of this connection's prepared statements on {@code outboxer_message} so far. */
+  public Plans plans() {
+    Object[] row =
+        (Object[])
+            em.createNativeQuery(
+                    "select coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)"
+                        + " from pg_prepared_statements where statement like '%outboxer_message%'"
+                        + " and statement not like '%pg_prepared_statements%'"
+                        + " and cardinality(parameter_types) > 0")
+                .getSingleResult();
+    return new Plans(((Number) row[0]).longValue(), ((Number) row[1]).longValue());
+  }
+
   /** The value of setting {@code name} now. */
   public String of(String name) {
     return (String)
