@@ -70,11 +70,11 @@ select distinct on (p.k2) p.k2, (i.k1 << 32) | i.k2, p.pid,
 select set_config('synchronous_commit', 'off', true)
 
 -- The worker's transactions plan each statement for its parameters and for the table as it is at
--- that moment (ADR 0017). A server-side prepared statement otherwise runs on a generic plan once it
--- ran five times, kept until the table's statistics change: planned while the table was empty (an
+-- that moment (ADR 0017). A server-side prepared statement may otherwise run on a generic plan once
+-- it ran five times, kept until the table's statistics change: planned while the table was empty (an
 -- idle outbox vacuumed or analyzed empty), it scans the whole table, and after a burst every batch
 -- read sorted the backlog and every delete or hold parsed its id list once per row, until the next
--- analyze.
+-- analyze. plan_cache_mode needs PostgreSQL 12 or later.
 -- name: PLAN_PER_EXECUTION
 select set_config('plan_cache_mode', 'force_custom_plan', true)
 

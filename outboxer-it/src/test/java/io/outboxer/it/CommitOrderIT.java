@@ -426,38 +426,71 @@ class CommitOrderIT {
   }
 
   /**
-   * The worker's statements are planned at each execution for the table as it is (ADR 0017), never
-   * run on the generic plan PostgreSQL keeps for a prepared statement after its fifth run: planned
-   * while the table was empty, that plan scans the whole table, however large it grew since.
+   * The worker's read and completion transactions plan each statement at its execution (ADR 0017):
+   * each sets {@code plan_cache_mode} for itself, so that no statement of theirs runs on the
+   * generic plan PostgreSQL may keep for a prepared statement after its fifth run (planned while
+   * the table was empty, that plan scans the whole table, however large it grew since). Other
+   * transactions keep the default.
    */
   @Test
   @Order(10)
   void theWorkersStatementsArePlannedAtEachExecution() throws Exception {
     LeasedOutbox leased = LeasedOutbox.take(leases, "it-plan-", "plan-test");
     Lease lease = leased.lease();
+    leased.insert("g");
+    List<Envelope> read;
+    tx.begin();
+    try {
+      assertThat(setting.of("plan_cache_mode")).as("before the read").isEqualTo("auto");
+      read =
+          store
+              .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+              .orElseThrow()
+              .envelopes();
+      assertThat(setting.of("plan_cache_mode")).as("after the read").isEqualTo("force_custom_plan");
+    } finally {
+      tx.commit();
+    }
+    assertThat(read).hasSize(1);
+    tx.begin();
+    try {
+      assertThat(setting.of("plan_cache_mode")).as("before the completion").isEqualTo("auto");
+      Completion delivered = new Completion(List.of(read.get(0).id()), List.of(), List.of());
+      assertThat(store.complete(lease, delivered)).isTrue();
+      assertThat(setting.of("plan_cache_mode"))
+          .as("in the completion")
+          .isEqualTo("force_custom_plan");
+    } finally {
+      tx.commit();
+    }
+
+    // On one connection, enough runs for the driver to prepare the statements on the server (at
+    // the fifth) and for PostgreSQL to turn to a generic plan (after five more): none does.
     tx.begin();
     try {
       TransactionSetting.Plans before = setting.plans();
-      // The driver prepares a statement on the server at its fifth run; PostgreSQL turns to the
-      // generic plan after five more.
       for (int i = 0; i < 20; i++) {
         leased.insert("g" + i);
-        List<Envelope> read =
+        read =
             store
                 .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
                 .orElseThrow()
                 .envelopes();
         assertThat(read).hasSize(1);
-        Completion delivered = new Completion(List.of(read.get(0).id()), List.of(), List.of());
-        assertThat(store.complete(lease, delivered)).isTrue();
+        delivered(lease, read.get(0).id());
       }
       TransactionSetting.Plans after = setting.plans();
-      assertThat(after.generic() - before.generic()).as("runs on a generic plan").isZero();
+      assertThat(after.generic() - before.generic())
+          .as("runs on a generic plan")
+          .isLessThanOrEqualTo(0);
       assertThat(after.custom() - before.custom()).as("runs on a plan of their own").isPositive();
-      assertThat(setting.of("plan_cache_mode")).isEqualTo("force_custom_plan");
     } finally {
       tx.rollback();
     }
+  }
+
+  private void delivered(Lease lease, long id) {
+    assertThat(store.complete(lease, new Completion(List.of(id), List.of(), List.of()))).isTrue();
   }
 
   /** The store's read of partition 0 from {@code from} on (the first row when 0), as SQL. */

@@ -2,6 +2,7 @@ package io.outboxer.it.setup;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -131,22 +132,32 @@ public final class ServerThreadsOnFailure implements TestExecutionExceptionHandl
     return shown;
   }
 
+  /**
+   * A frame ({@code at …}) in a relevant package; other lines (a compiler thread's task) are not.
+   */
   private static boolean isRelevant(String line) {
-    return RELEVANT.stream().anyMatch(line::contains);
+    String frame = line.strip();
+    return frame.startsWith("at ") && RELEVANT.stream().anyMatch(frame::contains);
   }
 
+  /** The dump {@code jcmd} prints, or an IOException when it did not end within 30 s. */
   private static String threadDump(long pid) throws IOException, InterruptedException {
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-    Process p =
-        new ProcessBuilder(jcmd.toString(), Long.toString(pid), "Thread.print")
-            .redirectErrorStream(true)
-            .start();
-    byte[] output = p.getInputStream().readAllBytes();
-    if (!p.waitFor(30, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IOException("jcmd did not end within 30 s");
+    Path output = Files.createTempFile("outboxer-threads-", ".txt");
+    try {
+      Process p =
+          new ProcessBuilder(jcmd.toString(), Long.toString(pid), "Thread.print")
+              .redirectErrorStream(true)
+              .redirectOutput(output.toFile())
+              .start();
+      if (!p.waitFor(30, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IOException("jcmd did not end within 30 s");
+      }
+      return Files.readString(output, StandardCharsets.UTF_8);
+    } finally {
+      Files.deleteIfExists(output);
     }
-    return new String(output, StandardCharsets.UTF_8);
   }
 
   /**

@@ -31,6 +31,11 @@ class ServerThreadsOnFailureTest {
          java.lang.Thread.State: RUNNABLE
       \tat sun.nio.ch.EPoll.wait(java.base@17.0.13/Native Method)
       \tat org.sqlite.core.NativeDB.step(Native Method)
+
+      "C2 CompilerThread0" #14 daemon prio=9 os_prio=0 cpu=900.0ms elapsed=30.1s \
+      tid=0x00007f nid=0x1d waiting on condition  [0x0000000000000000]
+         java.lang.Thread.State: RUNNABLE
+         Compiling: 4242       4       org.sqlite.core.NativeDB::step (0 bytes)
       """;
 
   @Test

@@ -21,7 +21,10 @@ public class TransactionSetting {
    */
   public record Plans(long generic, long custom) {}
 
-  /** The plans of this connection's prepared statements on {@code outboxer_message} so far. */
+  /**
+   * The plans of this connection's prepared statements with parameters on {@code outboxer_message}
+   * so far.
+   */
   public Plans plans() {
     Object[] row =
         (Object[])
