@@ -390,7 +390,8 @@ class CommitOrderIT {
   /**
    * The batch read's transaction commits without waiting for the WAL flush (ADR 0015). The setting
    * is the transaction's own: the completion, which records the deliveries, flushes as every
-   * transaction does.
+   * transaction does. Both plan each statement at its execution (ADR 0017), each by a setting of
+   * its own, which the transactions before them do not have.
    */
   @Test
   @Order(9)
@@ -403,50 +404,13 @@ class CommitOrderIT {
     tx.begin();
     try {
       assertThat(setting.of("synchronous_commit")).as("before the read").isEqualTo("on");
-      read =
-          store
-              .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
-              .orElseThrow()
-              .envelopes();
-      assertThat(setting.of("synchronous_commit")).as("after the read").isEqualTo("off");
-    } finally {
-      tx.commit();
-    }
-    assertThat(read).hasSize(1);
-    tx.begin();
-    try {
-      Completion delivered = new Completion(List.of(read.get(0).id()), List.of(), List.of());
-      assertThat(store.complete(lease, delivered)).isTrue();
-      assertThat(setting.of("synchronous_commit")).as("in the completion").isEqualTo("on");
-    } finally {
-      tx.commit();
-    }
-    assertThat(Sql.number("select count(*) from outboxer_message where outbox = ?", outbox))
-        .isZero();
-  }
-
-  /**
-   * The worker's read and completion transactions plan each statement at its execution (ADR 0017):
-   * each sets {@code plan_cache_mode} for itself, so that no statement of theirs runs on the
-   * generic plan PostgreSQL may keep for a prepared statement after its fifth run (planned while
-   * the table was empty, that plan scans the whole table, however large it grew since). Other
-   * transactions keep the default.
-   */
-  @Test
-  @Order(10)
-  void theWorkersStatementsArePlannedAtEachExecution() throws Exception {
-    LeasedOutbox leased = LeasedOutbox.take(leases, "it-plan-", "plan-test");
-    Lease lease = leased.lease();
-    leased.insert("g");
-    List<Envelope> read;
-    tx.begin();
-    try {
       assertThat(setting.of("plan_cache_mode")).as("before the read").isEqualTo("auto");
       read =
           store
               .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
               .orElseThrow()
               .envelopes();
+      assertThat(setting.of("synchronous_commit")).as("after the read").isEqualTo("off");
       assertThat(setting.of("plan_cache_mode")).as("after the read").isEqualTo("force_custom_plan");
     } finally {
       tx.commit();
@@ -457,13 +421,28 @@ class CommitOrderIT {
       assertThat(setting.of("plan_cache_mode")).as("before the completion").isEqualTo("auto");
       Completion delivered = new Completion(List.of(read.get(0).id()), List.of(), List.of());
       assertThat(store.complete(lease, delivered)).isTrue();
+      assertThat(setting.of("synchronous_commit")).as("in the completion").isEqualTo("on");
       assertThat(setting.of("plan_cache_mode"))
           .as("in the completion")
           .isEqualTo("force_custom_plan");
     } finally {
       tx.commit();
     }
+    assertThat(Sql.number("select count(*) from outboxer_message where outbox = ?", outbox))
+        .isZero();
+  }
 
+  /**
+   * No statement of the worker's transactions runs on the generic plan PostgreSQL may keep for a
+   * prepared statement after its fifth run (ADR 0017; the setting that prevents it, order 9):
+   * planned while the table was empty, that plan scans the whole table, however large it grew
+   * since.
+   */
+  @Test
+  @Order(10)
+  void theWorkersStatementsArePlannedAtEachExecution() throws Exception {
+    LeasedOutbox leased = LeasedOutbox.take(leases, "it-plan-", "plan-test");
+    Lease lease = leased.lease();
     // On one connection, enough runs for the driver to prepare the statements on the server (at
     // the fifth) and for PostgreSQL to turn to a generic plan (after five more): none does.
     tx.begin();
@@ -471,13 +450,14 @@ class CommitOrderIT {
       TransactionSetting.Plans before = setting.plans();
       for (int i = 0; i < 20; i++) {
         leased.insert("g" + i);
-        read =
+        List<Envelope> read =
             store
                 .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
                 .orElseThrow()
                 .envelopes();
         assertThat(read).hasSize(1);
-        delivered(lease, read.get(0).id());
+        Completion delivered = new Completion(List.of(read.get(0).id()), List.of(), List.of());
+        assertThat(store.complete(lease, delivered)).isTrue();
       }
       TransactionSetting.Plans after = setting.plans();
       assertThat(after.generic() - before.generic())
@@ -487,10 +467,6 @@ class CommitOrderIT {
     } finally {
       tx.rollback();
     }
-  }
-
-  private void delivered(Lease lease, long id) {
-    assertThat(store.complete(lease, new Completion(List.of(id), List.of(), List.of()))).isTrue();
   }
 
   /** The store's read of partition 0 from {@code from} on (the first row when 0), as SQL. */
