@@ -299,6 +299,19 @@ select id from outboxer_message
 update outboxer_message set state = 0, next_attempt_at = (extract(epoch from now()) * 1000)::bigint
  where outbox = :outbox and partition_no = :partition and group_key = :group and state = 3
 
+-- Servers that start together on one database apply the schema in turns: an identical
+-- "create … if not exists" in flight makes PostgreSQL's fail. A session lock, released after the
+-- script (or by the session's end), held across statements that each commit on their own, so that
+-- no transaction keeps table locks while it waits for another. Its key is the bigint form, which
+-- the two-integer keys above never meet; the word 'outboxer' as eight bytes, which GROUP_LOCK's
+-- hashed keys meet once in 2^64.
+
+-- name: SCHEMA_LOCK
+select pg_advisory_lock(8031453476610925938)
+
+-- name: SCHEMA_UNLOCK
+select pg_advisory_unlock(8031453476610925938)
+
 -- name: ADD_TRACE_PARENT
 alter table outboxer_message add column if not exists trace_parent varchar(55)
 

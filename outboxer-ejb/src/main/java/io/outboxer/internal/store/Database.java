@@ -35,7 +35,7 @@ public class Database {
   public Database() {}
 
   /** A database over {@code dataSource}, outside the container (for tests). */
-  Database(DataSource dataSource) {
+  public Database(DataSource dataSource) {
     this.dataSource = dataSource;
   }
 
@@ -73,17 +73,31 @@ public class Database {
         + (user == null || user.isEmpty() ? "" : " as " + user);
   }
 
-  /** Runs the shipped schema of this database; every statement in it is idempotent. */
+  /**
+   * Runs the shipped schema of this database; every statement in it is idempotent. Where servers of
+   * a cluster can start together on one database, they take turns ({@link Sql#SCHEMA_LOCK}): an
+   * idempotent {@code create … if not exists} still fails beside an identical one in flight.
+   */
   public void installSchema() {
     Dialect d = dialect();
     List<String> statements = d.schema();
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
-      for (String sql : statements) {
-        s.execute(sql);
+      boolean turns = d.has(Sql.SCHEMA_LOCK);
+      if (turns) {
+        s.execute(d.sql(Sql.SCHEMA_LOCK));
       }
-      addColumn(c, s, "outboxer_message", "trace_parent", Sql.ADD_TRACE_PARENT);
-      addColumn(c, s, "outboxer_lease", "repairs", Sql.ADD_LEASE_REPAIRS);
+      try {
+        for (String sql : statements) {
+          s.execute(sql);
+        }
+        addColumn(c, s, "outboxer_message", "trace_parent", Sql.ADD_TRACE_PARENT);
+        addColumn(c, s, "outboxer_lease", "repairs", Sql.ADD_LEASE_REPAIRS);
+      } finally {
+        if (turns) {
+          s.execute(d.sql(Sql.SCHEMA_UNLOCK));
+        }
+      }
     } catch (SQLException e) {
       throw new OutboxException(
           "OUTBOXER-1006 cannot create Outboxer's schema from " + d.schemaResource(), e);

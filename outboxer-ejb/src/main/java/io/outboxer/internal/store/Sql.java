@@ -89,6 +89,13 @@ public enum Sql {
   GROUP_PARTITIONS,
   GROUP_FAILING,
   RETRY_GROUP_NOW,
+  /**
+   * Waits for and takes the session's lock on applying the schema, so that servers starting
+   * together apply it one after the other; absent where one server owns the database.
+   */
+  SCHEMA_LOCK(true),
+  /** Releases the lock SCHEMA_LOCK took; absent likewise. */
+  SCHEMA_UNLOCK(true),
   /** Adds the column of trace contexts to a message table created before it existed. */
   ADD_TRACE_PARENT,
   /** Adds the repair count to a lease table created before it existed. */
