@@ -16,15 +16,16 @@ import java.util.concurrent.Callable;
  * <p>Settings (system properties): {@code bench.p1.backlog} (P1's measured drains, default
  * 1000000), {@code bench.backlog} (P1's warm-up, P1t, W1 and the profile's drain, default 50000),
  * {@code bench.p4.backlog} (the other groups' messages in P4, 300000), {@code bench.groups}
- * (10000), {@code bench.repetitions} (3), {@code bench.p5.large} (1000000), {@code
- * bench.w3.backlog} (800000: W3, sized for a drain of at least 30 s with the transaction open),
- * {@code bench.p3.rate} (P3's messages per second; by default 500, or half of P2's publishing
- * throughput where that is less), {@code bench.budget.minutes} (12: scenarios that would start
- * later are left out, and the report says so), {@code bench.only} (the scenarios to run,
- * comma-separated: P1, P1t, profile, P5, P2, P3, W1, W2, W3, P4; all when empty), {@code
- * bench.broker.config} (comma-separated {@code key=value} lines added to the Kafka broker's
- * configuration; none when empty), {@code bench.require} (scenarios whose targets must hold: the
- * run fails, after writing its report, when one of them missed its target or was not measured).
+ * (10000), {@code bench.repetitions} (3), {@code bench.p1s.backlog} (P1 on SQLite's drains,
+ * 100000), {@code bench.p5.large} (1000000), {@code bench.w3.backlog} (800000: W3, sized for a
+ * drain of at least 30 s with the transaction open), {@code bench.p3.rate} (P3's messages per
+ * second; by default 500, or half of P2's publishing throughput where that is less), {@code
+ * bench.budget.minutes} (12: scenarios that would start later are left out, and the report says
+ * so), {@code bench.only} (the scenarios to run, comma-separated: P1, P1t, P1s, profile, P5, P2,
+ * P3, W1, W2, W3, P4; all when empty), {@code bench.broker.config} (comma-separated {@code
+ * key=value} lines added to the Kafka broker's configuration; none when empty), {@code
+ * bench.require} (scenarios whose targets must hold: the run fails, after writing its report, when
+ * one of them missed its target or was not measured).
  */
 public final class Bench {
 
@@ -51,9 +52,7 @@ public final class Bench {
       kafka.createTopic(TOPIC, PARTITIONS);
       kafka.createTopic(DIRECT_TOPIC, PARTITIONS);
       System.out.println("bench: starting Liberty with the demo EAR on database " + db.name);
-      server.start(
-          Map.of("bench.kafka.bootstrap", kafka.bootstrapServers()),
-          Map.of("OUTBOXER_DATABASE", "postgresql", "DB_NAME", db.name));
+      server.start(Map.of("bench.kafka.bootstrap", kafka.bootstrapServers()), Rig.onPostgresql(db));
       long recorded =
           db.number("select partitions from outboxer_outbox where name = '" + Db.OUTBOX + "'");
       if (recorded != PARTITIONS) {
@@ -61,13 +60,14 @@ public final class Bench {
             "the server's outbox has " + recorded + " partitions, the bench writes " + PARTITIONS);
       }
       Map<String, Callable<List<Long>>> components = new LinkedHashMap<>();
-      long libertyPid = server.pid();
-      components.put("liberty", () -> List.of(libertyPid));
+      // Read at each sample: P1 on SQLite restarts the server.
+      components.put("liberty", () -> List.of(server.pid()));
       components.put("kafka", () -> List.of(kafka.pid()));
       components.put("postgresql", db::backendPids);
       components.put("bench", () -> List.of(ProcessHandle.current().pid()));
       try (LimitPipeline limit =
-          new LimitPipeline(db, kafka.bootstrapServers(), TOPIC, PARTITIONS, BATCH_SIZE)) {
+          new LimitPipeline(
+              "postgresql", db, kafka.bootstrapServers(), TOPIC, PARTITIONS, BATCH_SIZE)) {
         limit.open();
         run(db, server, kafka, limit, components, started, out);
       }

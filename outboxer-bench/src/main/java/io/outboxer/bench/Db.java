@@ -18,7 +18,7 @@ import java.util.Set;
  * publish} writes them (the type's name, JSON-B's payload, the group key and Outboxer's partition
  * of it), inserted by one SQL statement in one transaction.
  */
-final class Db implements AutoCloseable {
+final class Db implements AutoCloseable, LimitPipeline.Table {
 
   static final String OUTBOX = "default";
   static final String TYPE = "io.outboxer.demo.OrderPaid";
@@ -48,8 +48,19 @@ final class Db implements AutoCloseable {
     return server + name + "?user=postgres";
   }
 
-  Connection connect() throws SQLException {
+  @Override
+  public Connection connect() throws SQLException {
     return DriverManager.getConnection(url());
+  }
+
+  @Override
+  public String deleteByIds() {
+    return "delete from outboxer_message where id = any(?)";
+  }
+
+  @Override
+  public void bindIds(Connection c, PreparedStatement delete, List<Long> ids) throws SQLException {
+    delete.setArray(1, c.createArrayOf("bigint", ids.toArray()));
   }
 
   /**

@@ -131,6 +131,40 @@ final class Drains {
   }
 
   /**
+   * P1 on SQLite: the product's drain of {@code count} messages from {@code sqlite}, the server's
+   * database since it was restarted on it, timed as {@link #product(int)} times it on PostgreSQL.
+   */
+  Run product(SqliteDb sqlite, int count) throws Exception {
+    sqlite.clear();
+    List<String> wake = rig.wakeOrders();
+    Long[] newest = sqlite.insert(Db.OUTBOX, count, groups, rig.partitions(), PAID_AT);
+    return measure(
+        count,
+        () -> {
+          rig.wakeAll(wake);
+          try (Connection c = sqlite.connect()) {
+            awaitDrained(() -> !sqlite.anyOf(c, newest));
+          }
+          return null;
+        });
+  }
+
+  /**
+   * P1 on SQLite's reference: {@code limit}'s drain of {@code count} messages from {@code sqlite}.
+   */
+  Run limit(SqliteDb sqlite, LimitPipeline limit, int count) throws Exception {
+    sqlite.clear();
+    sqlite.insert(Rig.LIMIT_OUTBOX, count, groups, rig.partitions(), PAID_AT);
+    limit.open();
+    return measure(
+        count,
+        () -> {
+          limit.drain(Rig.LIMIT_OUTBOX, LimitPipeline.Mode.PLAIN, () -> false);
+          return null;
+        });
+  }
+
+  /**
    * P4: the product's drain of {@code count} messages of other groups while a group of {@code
    * poisoned} rows whose head Kafka refuses (1.5 MB, over the producer's max.request.size) sits at
    * the head of its partition, retried forever (max-attempts infinity, the default); with none,

@@ -25,7 +25,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * index Outboxer's worker reads with), send it with the same record key, value and headers, wait
  * for every acknowledgement, delete the batch's rows in one transaction. With {@code transactional}
  * each batch is sent in one Kafka transaction, as Outboxer's Kafka relay does (its commit waits for
- * the acknowledgements, without a flush before it): the profile's step between the two.
+ * the acknowledgements, without a flush before it): the profile's step between the two. The same
+ * pipeline runs on PostgreSQL and on SQLite ({@link Table}: how it reaches each).
  */
 final class LimitPipeline implements AutoCloseable {
 
@@ -35,9 +36,21 @@ final class LimitPipeline implements AutoCloseable {
        where outbox = ? and partition_no = ? and state < 1
        order by state, id limit ?
       """;
-  private static final String DELETE = "delete from outboxer_message where id = any(?)";
 
-  private final Db db;
+  /** The database the pipeline drains, as it differs between PostgreSQL and SQLite. */
+  interface Table {
+    /** A connection of the pipeline's own, kept for the run. */
+    Connection connect() throws SQLException;
+
+    /** The statement that deletes a batch's rows, its ids bound as its one parameter. */
+    String deleteByIds();
+
+    /** Binds {@code ids} as {@link #deleteByIds}'s parameter. */
+    void bindIds(Connection c, PreparedStatement delete, List<Long> ids) throws SQLException;
+  }
+
+  private final Table db;
+  private final String name;
   private final String bootstrap;
   private final String topic;
   private final int partitions;
@@ -54,7 +67,13 @@ final class LimitPipeline implements AutoCloseable {
   private final List<KafkaProducer<String, String>> transactional = new ArrayList<>();
   private final ExecutorService threads;
 
-  LimitPipeline(Db db, String bootstrap, String topic, int partitions, int batchSize) {
+  /**
+   * A pipeline named {@code name} (its Kafka transactional ids carry it) over {@code db}'s outbox
+   * table.
+   */
+  LimitPipeline(
+      String name, Table db, String bootstrap, String topic, int partitions, int batchSize) {
+    this.name = name;
     this.db = db;
     this.bootstrap = bootstrap;
     this.topic = topic;
@@ -69,7 +88,7 @@ final class LimitPipeline implements AutoCloseable {
       for (int p = 0; p < partitions; p++) {
         connections.add(db.connect());
         plain.add(producer(null));
-        transactional.add(producer("bench-limit-" + p));
+        transactional.add(producer("bench-limit-" + name + "-" + p));
       }
     }
   }
@@ -137,7 +156,7 @@ final class LimitPipeline implements AutoCloseable {
       BooleanSupplier done)
       throws Exception {
     try (PreparedStatement read = c.prepareStatement(READ);
-        PreparedStatement delete = c.prepareStatement(DELETE)) {
+        PreparedStatement delete = c.prepareStatement(db.deleteByIds())) {
       read.setString(1, outbox);
       read.setInt(2, partition);
       read.setInt(3, batchSize);
@@ -168,7 +187,7 @@ final class LimitPipeline implements AutoCloseable {
         for (Future<RecordMetadata> ack : acks) {
           ack.get();
         }
-        delete.setArray(1, c.createArrayOf("bigint", ids.toArray()));
+        db.bindIds(c, delete, ids);
         int deleted = delete.executeUpdate();
         if (deleted != ids.size()) {
           throw new IllegalStateException("deleted " + deleted + " of " + ids.size() + " rows");

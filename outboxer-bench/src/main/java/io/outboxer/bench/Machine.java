@@ -24,6 +24,7 @@ final class Machine {
     m.put("liberty", server.version());
     m.put("postgresql", db.version());
     m.put("kafka", System.getProperty("bench.kafka.version", "unknown"));
+    m.put("sqlite-jdbc", System.getProperty("bench.sqlite.version", "unknown"));
     m.put("loadAverageAtStart", Files.readString(Path.of("/proc/loadavg")).trim());
     return m;
   }

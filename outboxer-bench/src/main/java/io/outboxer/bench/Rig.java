@@ -9,6 +9,7 @@ import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
@@ -72,6 +73,22 @@ record Rig(
         .timeout(Duration.ofSeconds(180))
         .POST(HttpRequest.BodyPublishers.noBody())
         .build();
+  }
+
+  /** The server's environment on the bench's PostgreSQL database. */
+  static Map<String, String> onPostgresql(Db db) {
+    return Map.of("OUTBOXER_DATABASE", "postgresql", "DB_NAME", db.name);
+  }
+
+  /** The server's environment on a SQLite file. */
+  static Map<String, String> onSqlite(SqliteDb sqlite) {
+    return Map.of("OUTBOXER_DATABASE", "sqlite", "SQLITE_FILE", sqlite.file().toString());
+  }
+
+  /** Stops the server and starts it again with {@code env}, its variables unchanged. */
+  void restart(Map<String, String> env) throws Exception {
+    server.close();
+    server.start(Map.of(), env);
   }
 
   void truncate() throws Exception {

@@ -28,6 +28,7 @@ final class Scenarios {
   private final int backlog = Integer.getInteger("bench.backlog", 50_000);
   private final int drainBacklog = Integer.getInteger("bench.p1.backlog", 1_000_000);
   private final int othersBacklog = Integer.getInteger("bench.p4.backlog", 300_000);
+  private final int sqliteBacklog = Integer.getInteger("bench.p1s.backlog", 100_000);
   private final int groups = Integer.getInteger("bench.groups", 10_000);
   private final int large = Integer.getInteger("bench.p5.large", 1_000_000);
   private final int heldBacklog = Integer.getInteger("bench.w3.backlog", 800_000);
@@ -59,6 +60,7 @@ final class Scenarios {
     Map<String, Step> steps = new LinkedHashMap<>();
     steps.put("P1", this::p1);
     steps.put("P1t", this::p1Transactions);
+    steps.put("P1s", this::p1OnSqlite);
     steps.put("profile", this::profile);
     steps.put("P5", this::p5);
     steps.put("P2", load::p2);
@@ -92,7 +94,7 @@ final class Scenarios {
         report.note(step.getKey() + " failed: " + e);
       }
     }
-    report.note("P1 into JMS and P1 on SQLite are not measured by this version of the bench");
+    report.note("P1 into JMS is not measured by this version of the bench");
   }
 
   private double minutesUsed() {
@@ -161,6 +163,50 @@ final class Scenarios {
             NO_TARGET,
             "no Outboxer in either: a transaction that touches one topic partition instead of all",
             cpu(onePartition, plain)));
+  }
+
+  /**
+   * P1 on SQLite: the server restarted on a SQLite file (its default database: one connection, one
+   * writer at a time), the same drain into Kafka of a smaller backlog, beside the limit pipeline on
+   * the same file (8 threads, a connection each, waiting for the writer's lock as the server's pool
+   * waits for its connection). Then the server is restarted on PostgreSQL for the scenarios after.
+   */
+  private void p1OnSqlite() throws Exception {
+    SqliteDb sqlite = new SqliteDb(out.resolve("sqlite/outboxer.db"));
+    System.out.println("bench: restarting Liberty on SQLite " + sqlite.file());
+    rig.restart(Rig.onSqlite(sqlite));
+    try (LimitPipeline limit =
+        new LimitPipeline(
+            "sqlite",
+            sqlite,
+            rig.kafka().bootstrapServers(),
+            rig.topic(),
+            rig.partitions(),
+            rig.batchSize())) {
+      drains.product(sqlite, sqliteBacklog / 2);
+      drains.limit(sqlite, limit, sqliteBacklog / 2);
+      List<Drains.Run> product = new ArrayList<>();
+      List<Drains.Run> reference = new ArrayList<>();
+      for (int r = 0; r < reps; r++) {
+        product.add(drains.product(sqlite, sqliteBacklog));
+        reference.add(drains.limit(sqlite, limit, sqliteBacklog));
+      }
+      report.add(
+          new Result(
+              "P1s",
+              "drain " + sqliteBacklog + " msgs on SQLite, " + groups + " groups -> Kafka",
+              "limit pipeline on SQLite",
+              true,
+              figure("msg/s", product, Drains.Run::perSecond),
+              figure("msg/s", reference, Drains.Run::perSecond),
+              0.6,
+              "the server restarted on a SQLite file (pool of one connection); the limit"
+                  + " pipeline's 8 threads on the same file, a connection each",
+              cpu(product, reference)));
+    } finally {
+      System.out.println("bench: restarting Liberty on PostgreSQL");
+      rig.restart(Rig.onPostgresql(rig.db()));
+    }
   }
 
   /**

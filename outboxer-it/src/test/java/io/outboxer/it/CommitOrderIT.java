@@ -45,6 +45,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 import java.util.regex.Matcher;
@@ -73,6 +74,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ArquillianExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CommitOrderIT {
+
+  /** No wake-up arrives during the reads of these tests. */
+  private static final BooleanSupplier NOT_WOKEN = () -> false;
 
   private static final Logger LOG = Logger.getLogger(CommitOrderIT.class.getName());
   private static final Duration PAUSE = Duration.ofMillis(10);
@@ -360,7 +364,8 @@ class CommitOrderIT {
     ReadStart start = ReadStart.FIRST_ROW;
     try {
       for (int b = 0; b < 40; b++) {
-        ReadBatch batch = store.nextBatch(lease, Ordering.GROUP, 500, true, start).orElseThrow();
+        ReadBatch batch =
+            store.nextBatch(lease, Ordering.GROUP, 500, true, start, NOT_WOKEN).orElseThrow();
         List<Envelope> read = batch.envelopes();
         assertThat(read).hasSize(500);
         DeliveryReport.Builder report = DeliveryReport.builder();
@@ -382,7 +387,11 @@ class CommitOrderIT {
     } finally {
       open.rollback();
     }
-    assertThat(store.nextBatch(lease, Ordering.GROUP, 500, true, start).orElseThrow().envelopes())
+    assertThat(
+            store
+                .nextBatch(lease, Ordering.GROUP, 500, true, start, NOT_WOKEN)
+                .orElseThrow()
+                .envelopes())
         .hasSize(100);
     Sql.update("delete from outboxer_message where outbox = ?", outbox);
   }
@@ -407,7 +416,7 @@ class CommitOrderIT {
       assertThat(setting.of("plan_cache_mode")).as("before the read").isEqualTo("auto");
       read =
           store
-              .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+              .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW, NOT_WOKEN)
               .orElseThrow()
               .envelopes();
       assertThat(setting.of("synchronous_commit")).as("after the read").isEqualTo("off");
@@ -452,7 +461,7 @@ class CommitOrderIT {
         leased.insert("g" + i);
         List<Envelope> read =
             store
-                .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+                .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW, NOT_WOKEN)
                 .orElseThrow()
                 .envelopes();
         assertThat(read).hasSize(1);

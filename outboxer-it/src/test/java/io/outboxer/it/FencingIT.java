@@ -28,6 +28,7 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import javax.naming.InitialContext;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -42,6 +43,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(ArquillianExtension.class)
 class FencingIT {
+
+  /** No wake-up arrives during the reads of these tests. */
+  private static final BooleanSupplier NOT_WOKEN = () -> false;
 
   private static final Duration TTL = Duration.ofMinutes(10);
   private static final RetryPolicy GROUPED = LeasedOutbox.HOURLY_RETRIES;
@@ -82,7 +86,7 @@ class FencingIT {
   /** What a batch read from the partition's first row, with batches of 10, hands to the relay. */
   private List<Envelope> batch(Lease lease) {
     return messages
-        .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)
+        .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW, NOT_WOKEN)
         .orElseThrow()
         .envelopes();
   }
@@ -107,7 +111,8 @@ class FencingIT {
     DeliveryReport report = DeliveryReport.builder().failed(head, "refused").build();
     assertThat(messages.complete(stale, GROUPED.complete(BatchOutcome.decide(batch, report))))
         .isFalse();
-    assertThat(messages.nextBatch(stale, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW)).isEmpty();
+    assertThat(messages.nextBatch(stale, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW, NOT_WOKEN))
+        .isEmpty();
 
     assertThat(rows(outbox)).usingRecursiveComparison().isEqualTo(before);
     assertThat(current.epoch()).isEqualTo(stale.epoch() + 1);

@@ -23,6 +23,7 @@ import jakarta.transaction.UserTransaction;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -38,6 +39,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(ArquillianExtension.class)
 class SelectionIT {
+
+  /** No wake-up arrives during the reads of these tests. */
+  private static final BooleanSupplier NOT_WOKEN = () -> false;
 
   private static final int BLOCKED = 100_000;
   private static final int OTHERS = 100_000;
@@ -70,7 +74,7 @@ class SelectionIT {
     // The head of the blocked group fails: its completion writes the head alone.
     List<Envelope> first =
         store
-            .nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW)
+            .nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW, NOT_WOKEN)
             .orElseThrow()
             .envelopes();
     assertThat(first).hasSize(100).allMatch(e -> blocked.equals(e.groupKey()));
@@ -78,7 +82,8 @@ class SelectionIT {
     failHead(lease, first, head);
     assertThat(held(outbox)).isZero();
 
-    ReadBatch read = store.nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW).get();
+    ReadBatch read =
+        store.nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW, NOT_WOKEN).get();
     if (postgres()) {
       // Where reads start past their last batch, the read reads past the group's rows in one
       // statement, holding none, to the rows behind them (ADR 0016).
@@ -99,7 +104,8 @@ class SelectionIT {
                   Ordering.GROUP,
                   100,
                   true,
-                  new ReadStart(end, read.start().repairs(), head + 1))
+                  new ReadStart(end, read.start().repairs(), head + 1),
+                  NOT_WOKEN)
               .orElseThrow();
     }
 
@@ -116,7 +122,8 @@ class SelectionIT {
     assertThat(held(outbox)).as("held by one read").isEqualTo(1000);
     int reads = 1;
     while (read.envelopes().isEmpty()) {
-      read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start()).orElseThrow();
+      read =
+          store.nextBatch(lease, Ordering.GROUP, 100, true, read.start(), NOT_WOKEN).orElseThrow();
       reads++;
     }
     assertThat(reads).isEqualTo(100);
@@ -128,7 +135,7 @@ class SelectionIT {
     long firstOther = head + BLOCKED;
     assertThat(
             store
-                .nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW)
+                .nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW, NOT_WOKEN)
                 .orElseThrow()
                 .envelopes())
         .extracting(Envelope::id)
@@ -138,7 +145,7 @@ class SelectionIT {
     long[] before = tableReads();
     List<Envelope> batch =
         store
-            .nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW)
+            .nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW, NOT_WOKEN)
             .orElseThrow()
             .envelopes();
     long[] after = tableReads();
@@ -165,9 +172,10 @@ class SelectionIT {
    * go out before the group's rows are held: a read whose rows are all blocked reads past them,
    * leaving them ready; a head due again meanwhile goes out before them, in order; a read that
    * finds nothing else ready holds ten reads' worth of them, one such transaction per run of the
-   * worker; and rows published meanwhile go out before the rest is held. The rows behind the group
-   * are ungrouped: the statement that reads past the group keeps them. Where reads start at the
-   * first row (SQLite), the reads hold the rows as they meet them, first.
+   * worker, which a wake-up for the partition ends after the read under way; and rows published
+   * meanwhile go out before the rest is held. The rows behind the group are ungrouped: the
+   * statement that reads past the group keeps them. Where reads start at the first row (SQLite),
+   * the reads hold the rows as they meet them, first.
    */
   @Test
   void theRowsBehindABlockedGroupGoOutBeforeTheGroupsRowsAreHeld() throws Exception {
@@ -179,15 +187,22 @@ class SelectionIT {
     insertRows(outbox, null, 150);
     List<Long> others = idsOf(outbox, null);
     ReadBatch first =
-        store.nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW).orElseThrow();
+        store
+            .nextBatch(lease, Ordering.GROUP, 100, true, ReadStart.FIRST_ROW, NOT_WOKEN)
+            .orElseThrow();
     assertThat(first.envelopes().get(0).id()).isEqualTo(head);
     failHead(lease, first.envelopes(), head);
 
     ReadBatch read =
-        store.nextBatch(lease, Ordering.GROUP, 100, true, first.start().fromFirstRow()).get();
+        store
+            .nextBatch(lease, Ordering.GROUP, 100, true, first.start().fromFirstRow(), NOT_WOKEN)
+            .get();
     if (!postgres()) {
       while (read.envelopes().isEmpty()) {
-        read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start()).orElseThrow();
+        read =
+            store
+                .nextBatch(lease, Ordering.GROUP, 100, true, read.start(), NOT_WOKEN)
+                .orElseThrow();
       }
       assertThat(held(outbox)).isEqualTo(2500);
       assertThat(read.envelopes())
@@ -205,13 +220,16 @@ class SelectionIT {
     // The head comes due: read from the first row, it goes out with the rows of its group behind
     // it, in order, and fails again.
     Sql.update("update outboxer_message set next_attempt_at = 0 where id = ?", head);
-    read = store.nextBatch(lease, Ordering.GROUP, 100, true, start).orElseThrow();
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, start, NOT_WOKEN).orElseThrow();
     assertThat(read.envelopes())
         .extracting(Envelope::id)
         .containsExactlyElementsOf(LongStream.range(head, head + 100).boxed().toList());
     failHead(lease, read.envelopes(), head);
 
-    read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start().fromFirstRow()).get();
+    read =
+        store
+            .nextBatch(lease, Ordering.GROUP, 100, true, read.start().fromFirstRow(), NOT_WOKEN)
+            .get();
     assertThat(read.envelopes())
         .extracting(Envelope::id)
         .containsExactlyElementsOf(others.subList(100, 150));
@@ -221,7 +239,7 @@ class SelectionIT {
 
     // Nothing else is ready: a transaction holds ten reads' worth, and the holding goes on at the
     // worker's next run.
-    read = store.nextBatch(lease, Ordering.GROUP, 100, true, start).orElseThrow();
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, start, NOT_WOKEN).orElseThrow();
     assertThat(read.envelopes()).isEmpty();
     assertThat(read.full()).isFalse();
     assertThat(held(outbox)).isEqualTo(1000);
@@ -229,17 +247,25 @@ class SelectionIT {
 
     // Rows published meanwhile go out before the rest is held.
     insertRows(outbox, "c", 30);
-    read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start()).orElseThrow();
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start(), NOT_WOKEN).orElseThrow();
     assertThat(read.envelopes())
         .extracting(Envelope::id)
         .containsExactlyElementsOf(idsOf(outbox, "c"));
     assertThat(held(outbox)).isEqualTo(1000);
     start = confirm(lease, read);
 
-    read = store.nextBatch(lease, Ordering.GROUP, 100, true, start).orElseThrow();
+    // A wake-up for the partition ends the holding after the read under way: the rows it may
+    // announce are read first, at the worker's next run.
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, start, () -> true).orElseThrow();
     assertThat(read.envelopes()).isEmpty();
-    assertThat(held(outbox)).isEqualTo(2000);
-    read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start()).orElseThrow();
+    assertThat(read.full()).isFalse();
+    assertThat(held(outbox)).isEqualTo(1100);
+    assertThat(read.start().unheld()).isEqualTo(head + 1101);
+
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start(), NOT_WOKEN).get();
+    assertThat(read.envelopes()).isEmpty();
+    assertThat(held(outbox)).isEqualTo(2100);
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start(), NOT_WOKEN).orElseThrow();
     assertThat(read.envelopes()).isEmpty();
     assertThat(read.full()).isFalse();
     assertThat(held(outbox)).isEqualTo(2500);
@@ -266,7 +292,9 @@ class SelectionIT {
     }
     long other = leased.insert("z");
     ReadBatch first =
-        store.nextBatch(lease, Ordering.GROUP, 20, true, ReadStart.FIRST_ROW).orElseThrow();
+        store
+            .nextBatch(lease, Ordering.GROUP, 20, true, ReadStart.FIRST_ROW, NOT_WOKEN)
+            .orElseThrow();
     assertThat(first.envelopes()).hasSize(20);
     assertThat(
             store.complete(
@@ -275,7 +303,9 @@ class SelectionIT {
         .isTrue();
 
     ReadBatch read =
-        store.nextBatch(lease, Ordering.GROUP, 100, true, first.start().fromFirstRow()).get();
+        store
+            .nextBatch(lease, Ordering.GROUP, 100, true, first.start().fromFirstRow(), NOT_WOKEN)
+            .get();
 
     assertThat(read.envelopes()).extracting(Envelope::id).containsExactly(other);
     assertThat(held(outbox)).isEqualTo(100);
@@ -330,7 +360,9 @@ class SelectionIT {
     long a1 = leased.insert("a");
     long b1 = leased.insert("b");
     ReadBatch first =
-        store.nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW).orElseThrow();
+        store
+            .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW, NOT_WOKEN)
+            .orElseThrow();
     assertThat(first.envelopes()).extracting(Envelope::id).containsExactly(a1, b1);
     DeliveryReport refused = DeliveryReport.builder().failed(a1, "refused").confirmed(b1).build();
     assertThat(
@@ -342,7 +374,7 @@ class SelectionIT {
     long b2 = leased.insert("b");
     ReadBatch second =
         store
-            .nextBatch(lease, Ordering.GROUP, 10, true, first.start().fromFirstRow())
+            .nextBatch(lease, Ordering.GROUP, 10, true, first.start().fromFirstRow(), NOT_WOKEN)
             .orElseThrow();
     assertThat(second.envelopes())
         .as("a2 held behind a1")
@@ -360,7 +392,11 @@ class SelectionIT {
     tx.commit();
     long a3 = leased.insert("a");
 
-    assertThat(store.nextBatch(lease, Ordering.GROUP, 10, true, past).orElseThrow().envelopes())
+    assertThat(
+            store
+                .nextBatch(lease, Ordering.GROUP, 10, true, past, NOT_WOKEN)
+                .orElseThrow()
+                .envelopes())
         .extracting(Envelope::id)
         .containsExactly(a2, a3);
     Sql.update("delete from outboxer_message where outbox = ?", outbox);
@@ -384,14 +420,16 @@ class SelectionIT {
         outbox);
     List<Envelope> first =
         store
-            .nextBatch(lease, Ordering.GROUP, 100, false, ReadStart.FIRST_ROW)
+            .nextBatch(lease, Ordering.GROUP, 100, false, ReadStart.FIRST_ROW, NOT_WOKEN)
             .orElseThrow()
             .envelopes();
     assertThat(first.get(0).id()).isEqualTo(head);
     failHead(lease, first, head);
 
     ReadBatch read =
-        store.nextBatch(lease, Ordering.GROUP, 100, false, ReadStart.FIRST_ROW).orElseThrow();
+        store
+            .nextBatch(lease, Ordering.GROUP, 100, false, ReadStart.FIRST_ROW, NOT_WOKEN)
+            .orElseThrow();
 
     assertThat(read.envelopes()).isEmpty();
     assertThat(read.full()).isTrue();

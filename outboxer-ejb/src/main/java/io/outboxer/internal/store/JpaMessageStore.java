@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 
 /** The message rows through Hibernate and the dialect's statements. */
 @ApplicationScoped
@@ -62,7 +63,12 @@ public class JpaMessageStore implements MessageStore {
   @Override
   @Transactional
   public Optional<ReadBatch> nextBatch(
-      Lease lease, Ordering ordering, int batchSize, boolean afterWriters, ReadStart start) {
+      Lease lease,
+      Ordering ordering,
+      int batchSize,
+      boolean afterWriters,
+      ReadStart start,
+      BooleanSupplier woken) {
     String outbox = lease.outbox();
     int partition = lease.partition();
     boolean bounded = afterWriters && sql.has(Sql.IN_FLIGHT);
@@ -134,7 +140,7 @@ public class JpaMessageStore implements MessageStore {
       if (read.isEmpty()) {
         return Optional.of(
             unheld > 0
-                ? holdReadPast(lease, batchSize, from, unheld, bound, repairs)
+                ? holdReadPast(lease, batchSize, from, unheld, bound, repairs, woken)
                 : new ReadBatch(List.of(), new ReadStart(from, repairs), false));
       }
       // A batch made only of rows behind blocked heads is read past or held, and read on at once,
@@ -160,12 +166,23 @@ public class JpaMessageStore implements MessageStore {
    * partitions' deliveries, and the next run first reads from {@code from} again, past the rows
    * still to hold (which its statement leaves out once its first read met them), to the rows
    * published meanwhile. Not from {@code bound}: a row below it that was not committed yet is below
-   * no id read, and may still come.
+   * no id read, and may still come. The transaction ends early, after the read under way, once
+   * {@code woken} says that rows may have been published meanwhile: the worker's next run, which
+   * the wake-up asked for, reads them first.
    */
   private ReadBatch holdReadPast(
-      Lease lease, int batchSize, long from, long unheld, long bound, long repairs) {
+      Lease lease,
+      int batchSize,
+      long from,
+      long unheld,
+      long bound,
+      long repairs,
+      BooleanSupplier woken) {
     long next = unheld;
     for (int reads = 0; reads < HELD_READS_PER_TRANSACTION; reads++) {
+      if (reads > 0 && woken.getAsBoolean()) {
+        break;
+      }
       List<Envelope> read =
           readReady(
               lease.outbox(), lease.partition(), Ordering.GROUP, batchSize, next, bound, Set.of());

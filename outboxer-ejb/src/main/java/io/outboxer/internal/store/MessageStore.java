@@ -5,6 +5,7 @@ import io.outboxer.internal.rules.Completion;
 import io.outboxer.internal.rules.Ordering;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * The message rows as publishers and workers use them. The worker's methods are one transaction
@@ -48,11 +49,20 @@ public interface MessageStore {
    * every read without {@code afterWriters} or where the database has one writer, starts at the
    * partition's first ready row.
    *
+   * <p>A transaction that holds blocked rows read past ends at its next read once {@code woken}
+   * says that rows may have come meanwhile (a wake-up for the partition), so that they do not wait
+   * for the holding, which is not urgent.
+   *
    * @return the batch (no envelopes when nothing is due) and where it started, or empty when the
    *     lease was no longer valid, in which case nothing was changed
    */
   Optional<ReadBatch> nextBatch(
-      Lease lease, Ordering ordering, int batchSize, boolean afterWriters, ReadStart start);
+      Lease lease,
+      Ordering ordering,
+      int batchSize,
+      boolean afterWriters,
+      ReadStart start,
+      BooleanSupplier woken);
 
   /**
    * Per partition of {@code outbox} in which a transaction that published is still in flight, the

@@ -143,7 +143,12 @@ public final class PartitionWorker implements Runnable {
       Deadline deadline = Deadline.in(terms.callBudget(), clock);
       Optional<ReadBatch> read =
           messages.nextBatch(
-              lease, outbox.ordering(), outbox.batchSize(), outbox.waitsForWriters(), start);
+              lease,
+              outbox.ordering(),
+              outbox.batchSize(),
+              outbox.waitsForWriters(),
+              start,
+              wakeRequested::get);
       if (read.isEmpty()) {
         lostLease("before a batch; nothing was read");
         return;

@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 /**
  * The stores a worker uses, in memory, for one outbox: rows by id, leases judged by a database
@@ -104,7 +105,12 @@ final class InMemoryStore implements MessageStore, LeaseStore {
 
   @Override
   public synchronized Optional<ReadBatch> nextBatch(
-      Lease lease, Ordering ordering, int batchSize, boolean afterWriters, ReadStart start) {
+      Lease lease,
+      Ordering ordering,
+      int batchSize,
+      boolean afterWriters,
+      ReadStart start,
+      BooleanSupplier woken) {
     if (!valid(lease)) {
       return Optional.empty();
     }
