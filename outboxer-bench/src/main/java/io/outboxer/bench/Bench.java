@@ -21,8 +21,8 @@ import java.util.concurrent.Callable;
  * drain of at least 30 s with the transaction open), {@code bench.p3.rate} (P3's messages per
  * second; by default 500, or half of P2's publishing throughput where that is less), {@code
  * bench.budget.minutes} (12: scenarios that would start later are left out, and the report says
- * so), {@code bench.only} (the scenarios to run, comma-separated: P1, P1t, P1s, profile, P5, P2,
- * P3, W1, W2, W3, P4; all when empty), {@code bench.broker.config} (comma-separated {@code
+ * so), {@code bench.only} (the scenarios to run, comma-separated: P1, P1t, P1s, P1j, profile, P5,
+ * P2, P3, W1, W2, W3, P4; all when empty), {@code bench.broker.config} (comma-separated {@code
  * key=value} lines added to the Kafka broker's configuration; none when empty), {@code
  * bench.require} (scenarios whose targets must hold: the run fails, after writing its report, when
  * one of them missed its target or was not measured).
@@ -51,6 +51,7 @@ public final class Bench {
       kafka.start();
       kafka.createTopic(TOPIC, PARTITIONS);
       kafka.createTopic(DIRECT_TOPIC, PARTITIONS);
+      JmsLimit.deploy(Path.of(System.getProperty("bench.wlp")), System.getProperty("bench.server"));
       System.out.println("bench: starting Liberty with the demo EAR on database " + db.name);
       server.start(Map.of("bench.kafka.bootstrap", kafka.bootstrapServers()), Rig.onPostgresql(db));
       long recorded =

@@ -3,6 +3,7 @@ package io.outboxer.bench;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxer.internal.rules.Partitioner;
+import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -72,6 +74,44 @@ final class Drains {
           return started;
         },
         () -> left[0]);
+  }
+
+  /**
+   * P1 into JMS, the product's run and its reference's alike: {@code count} messages of {@code
+   * outbox} drained by the server's workers (outbox {@link Scenarios#JMS_OUTBOX}, found at their
+   * next poll) or by the JMS limit pipeline (outbox {@link Rig#LIMIT_OUTBOX}, started here), timed
+   * from the first batch's deletion to the end, over the rows left then, as {@link #polled}; the
+   * queue emptied after it.
+   */
+  Run intoJms(String outbox, int count, JmsLimit limit) throws Exception {
+    rig.truncate();
+    rig.db().insert(outbox, count, groups, 0, rig.partitions(), PAID_AT);
+    long[] left = new long[1];
+    CompletableFuture<HttpResponse<String>> started =
+        outbox.equals(Rig.LIMIT_OUTBOX) ? limit.drain(outbox) : null;
+    Run run =
+        measure(
+            0,
+            () -> {
+              left[0] = awaitFirstDeletion(outbox, count);
+              Start start = now();
+              if (started != null) {
+                long sent = JmsLimit.sent(started.get());
+                if (sent != count) {
+                  throw new IllegalStateException(
+                      "the JMS limit pipeline sent " + sent + " of " + count);
+                }
+              } else {
+                awaitDrained(() -> !rig.db().anyLeft(outbox));
+              }
+              return start;
+            },
+            () -> left[0]);
+    long queued = limit.purge();
+    if (queued < count) {
+      throw new IllegalStateException("the queue held " + queued + " of " + count + " messages");
+    }
+    return run;
   }
 
   /**

@@ -19,6 +19,9 @@ final class Scenarios {
 
   static final double NO_TARGET = Double.NaN;
 
+  /** The server's outbox that relays to the embedded messaging engine (P1 into JMS). */
+  static final String JMS_OUTBOX = "jms";
+
   private final Rig rig;
   private final Report report;
   private final Path out;
@@ -29,6 +32,7 @@ final class Scenarios {
   private final int drainBacklog = Integer.getInteger("bench.p1.backlog", 1_000_000);
   private final int othersBacklog = Integer.getInteger("bench.p4.backlog", 300_000);
   private final int sqliteBacklog = Integer.getInteger("bench.p1s.backlog", 100_000);
+  private final int jmsBacklog = Integer.getInteger("bench.p1j.backlog", 50_000);
   private final int groups = Integer.getInteger("bench.groups", 10_000);
   private final int large = Integer.getInteger("bench.p5.large", 1_000_000);
   private final int heldBacklog = Integer.getInteger("bench.w3.backlog", 800_000);
@@ -61,6 +65,7 @@ final class Scenarios {
     steps.put("P1", this::p1);
     steps.put("P1t", this::p1Transactions);
     steps.put("P1s", this::p1OnSqlite);
+    steps.put("P1j", this::p1IntoJms);
     steps.put("profile", this::profile);
     steps.put("P5", this::p5);
     steps.put("P2", load::p2);
@@ -94,7 +99,6 @@ final class Scenarios {
         report.note(step.getKey() + " failed: " + e);
       }
     }
-    report.note("P1 into JMS is not measured by this version of the bench");
   }
 
   private double minutesUsed() {
@@ -163,6 +167,37 @@ final class Scenarios {
             NO_TARGET,
             "no Outboxer in either: a transaction that touches one topic partition instead of all",
             cpu(onePartition, plain)));
+  }
+
+  /**
+   * P1 into JMS: the outbox {@value #JMS_OUTBOX} (8 partitions, the defaults) relays a backlog to
+   * the embedded messaging engine, beside the JMS limit pipeline, which runs in the server (see
+   * {@link JmsLimit}). Nothing wakes that outbox's workers: both runs are timed from their first
+   * batch's deletion.
+   */
+  private void p1IntoJms() throws Exception {
+    JmsLimit limit = new JmsLimit(rig);
+    drains.intoJms(JMS_OUTBOX, jmsBacklog / 2, limit);
+    drains.intoJms(Rig.LIMIT_OUTBOX, jmsBacklog / 2, limit);
+    List<Drains.Run> product = new ArrayList<>();
+    List<Drains.Run> reference = new ArrayList<>();
+    for (int r = 0; r < reps; r++) {
+      product.add(drains.intoJms(JMS_OUTBOX, jmsBacklog, limit));
+      reference.add(drains.intoJms(Rig.LIMIT_OUTBOX, jmsBacklog, limit));
+    }
+    report.add(
+        new Result(
+            "P1j",
+            "drain " + jmsBacklog + " msgs, " + groups + " groups -> JMS",
+            "limit pipeline into JMS",
+            true,
+            figure("msg/s", product, Drains.Run::perSecond),
+            figure("msg/s", reference, Drains.Run::perSecond),
+            0.6,
+            "Liberty's embedded messaging engine, persistent messages to a queue; the limit"
+                + " pipeline in the server (JDBC, a JMSContext per partition); both timed from"
+                + " their first batch's deletion; the queue emptied after each run",
+            cpu(product, reference)));
   }
 
   /**
