@@ -18,7 +18,7 @@ import java.util.Set;
  * publish} writes them (the type's name, JSON-B's payload, the group key and Outboxer's partition
  * of it), inserted by one SQL statement in one transaction.
  */
-final class Db implements AutoCloseable, LimitPipeline.Table {
+final class Db implements AutoCloseable, OutboxTable {
 
   static final String OUTBOX = "default";
   static final String TYPE = "io.outboxer.demo.OrderPaid";
@@ -55,7 +55,18 @@ final class Db implements AutoCloseable, LimitPipeline.Table {
 
   @Override
   public String deleteByIds() {
-    return "delete from outboxer_message where id = any(?)";
+    return LimitStatements.DELETE_POSTGRESQL;
+  }
+
+  @Override
+  public void clear() throws SQLException {
+    execute("truncate outboxer_message");
+  }
+
+  @Override
+  public Long[] insertBacklog(String outbox, int count, int groups, int partitions, String paidAt)
+      throws SQLException {
+    return insertBeside(outbox, count, groups, partitions, -1, paidAt);
   }
 
   @Override
@@ -97,7 +108,8 @@ final class Db implements AutoCloseable, LimitPipeline.Table {
    * Whether any row with one of {@code ids} is left: a lookup by primary key each, which meets only
    * the index entries of those ids, deleted or not.
    */
-  boolean anyOf(Connection c, Long[] ids) throws SQLException {
+  @Override
+  public boolean anyOf(Connection c, Long[] ids) throws SQLException {
     return !left(c, ids).isEmpty();
   }
 

@@ -3,7 +3,6 @@ package io.outboxer.bench;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxer.internal.rules.Partitioner;
-import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -13,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -36,24 +34,30 @@ final class Drains {
   }
 
   /**
-   * Messages per second of the product's drain of {@code count} messages, and the CPU it used:
-   * timed from the wake-up to the deletion of each partition's newest row (a worker deletes its
-   * rows in id order). A scan for what is left would walk the index entries of the rows deleted
-   * until then, as many as the backlog, in the bench's own queries beside the product's.
+   * Messages per second of the product's drain of {@code count} messages from {@code table} (the
+   * server's database), and the CPU it used: timed from the wake-up to the deletion of each
+   * partition's newest row (a worker deletes its rows in id order), looked up by id every 10 ms. A
+   * scan for what is left would walk the index entries of the rows deleted until then, as many as
+   * the backlog, in the bench's own queries beside the product's.
    */
-  Run product(int count) throws Exception {
-    rig.truncate();
+  Run product(OutboxTable table, int count) throws Exception {
+    table.clear();
     List<String> wake = rig.wakeOrders();
-    Long[] newest = rig.db().insertBeside(Db.OUTBOX, count, groups, rig.partitions(), -1, PAID_AT);
+    Long[] newest = table.insertBacklog(Db.OUTBOX, count, groups, rig.partitions(), PAID_AT);
     return measure(
         count,
         () -> {
           rig.wakeAll(wake);
-          try (Connection c = rig.db().connect()) {
-            awaitDrained(() -> !rig.db().anyOf(c, newest));
-          }
+          awaitGone(table, newest);
           return null;
         });
+  }
+
+  /** Waits until no row of {@code ids} is left in {@code table}, looking every 10 ms. */
+  private static void awaitGone(OutboxTable table, Long[] ids) throws Exception {
+    try (Connection c = table.connect()) {
+      await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(10)).until(() -> !table.anyOf(c, ids));
+    }
   }
 
   /**
@@ -77,38 +81,57 @@ final class Drains {
   }
 
   /**
-   * P1 into JMS, the product's run and its reference's alike: {@code count} messages of {@code
-   * outbox} drained by the server's workers (outbox {@link Scenarios#JMS_OUTBOX}, found at their
-   * next poll) or by the JMS limit pipeline (outbox {@link Rig#LIMIT_OUTBOX}, started here), timed
-   * from the first batch's deletion to the end, over the rows left then, as {@link #polled}; the
-   * queue emptied after it.
+   * P1 into JMS: the product's drain of {@code count} messages of the outbox {@link
+   * Scenarios#JMS_OUTBOX}, which nothing in the demo publishes to, so that no commit wakes its
+   * workers. The backlog is written dead and revived by the admin API (one statement, whose commit
+   * wakes every partition, as an operator's would): timed from the revive's answer to the deletion
+   * of each partition's newest row, looked up by id every 10 ms. The queue is emptied before.
    */
-  Run intoJms(String outbox, int count, JmsLimit limit) throws Exception {
+  Run productIntoJms(int count, JmsLimit limit) throws Exception {
+    limit.purge();
     rig.truncate();
-    rig.db().insert(outbox, count, groups, 0, rig.partitions(), PAID_AT);
-    long[] left = new long[1];
-    CompletableFuture<HttpResponse<String>> started =
-        outbox.equals(Rig.LIMIT_OUTBOX) ? limit.drain(outbox) : null;
+    Long[] newest =
+        rig.db().insertBacklog(Scenarios.JMS_OUTBOX, count, groups, rig.partitions(), PAID_AT);
+    rig.db()
+        .execute(
+            "update outboxer_message set state = 2 where outbox = '" + Scenarios.JMS_OUTBOX + "'");
     Run run =
         measure(
-            0,
+            count,
             () -> {
-              left[0] = awaitFirstDeletion(outbox, count);
+              rig.reviveDead(Scenarios.JMS_OUTBOX, count);
               Start start = now();
-              if (started != null) {
-                long sent = JmsLimit.sent(started.get());
-                if (sent != count) {
-                  throw new IllegalStateException(
-                      "the JMS limit pipeline sent " + sent + " of " + count);
-                }
-              } else {
-                awaitDrained(() -> !rig.db().anyLeft(outbox));
-              }
+              awaitGone(rig.db(), newest);
               return start;
-            },
-            () -> left[0]);
+            });
     long queued = limit.purge();
     if (queued < count) {
+      throw new IllegalStateException("the queue held " + queued + " of " + count + " messages");
+    }
+    return run;
+  }
+
+  /**
+   * P1 into JMS's reference: the JMS limit pipeline's drain of {@code count} messages, timed from
+   * its request to its answer; the queue is emptied before, and held every message after.
+   */
+  Run limitIntoJms(int count, JmsLimit limit) throws Exception {
+    limit.purge();
+    rig.truncate();
+    rig.db().insertBacklog(Rig.LIMIT_OUTBOX, count, groups, rig.partitions(), PAID_AT);
+    Run run =
+        measure(
+            count,
+            () -> {
+              long sent = limit.drain(Rig.LIMIT_OUTBOX);
+              if (sent != count) {
+                throw new IllegalStateException(
+                    "the JMS limit pipeline sent " + sent + " of " + count + " messages");
+              }
+              return null;
+            });
+    long queued = limit.purge();
+    if (queued != count) {
       throw new IllegalStateException("the queue held " + queued + " of " + count + " messages");
     }
     return run;
@@ -155,51 +178,18 @@ final class Drains {
   }
 
   /**
-   * Messages per second of the limit pipeline's drain of {@code count} messages, in {@code mode}
-   * (with or without a Kafka transaction per batch).
+   * Messages per second of {@code limit}'s drain of {@code count} messages from {@code table}, in
+   * {@code mode} (with or without a Kafka transaction per batch).
    */
-  Run limit(int count, LimitPipeline.Mode mode) throws Exception {
-    rig.truncate();
-    rig.db().insert(Rig.LIMIT_OUTBOX, count, groups, 0, rig.partitions(), PAID_AT);
-    rig.limit().open();
-    return measure(
-        count,
-        () -> {
-          rig.limit().drain(Rig.LIMIT_OUTBOX, mode, () -> false);
-          return null;
-        });
-  }
-
-  /**
-   * P1 on SQLite: the product's drain of {@code count} messages from {@code sqlite}, the server's
-   * database since it was restarted on it, timed as {@link #product(int)} times it on PostgreSQL.
-   */
-  Run product(SqliteDb sqlite, int count) throws Exception {
-    sqlite.clear();
-    List<String> wake = rig.wakeOrders();
-    Long[] newest = sqlite.insert(Db.OUTBOX, count, groups, rig.partitions(), PAID_AT);
-    return measure(
-        count,
-        () -> {
-          rig.wakeAll(wake);
-          try (Connection c = sqlite.connect()) {
-            awaitDrained(() -> !sqlite.anyOf(c, newest));
-          }
-          return null;
-        });
-  }
-
-  /**
-   * P1 on SQLite's reference: {@code limit}'s drain of {@code count} messages from {@code sqlite}.
-   */
-  Run limit(SqliteDb sqlite, LimitPipeline limit, int count) throws Exception {
-    sqlite.clear();
-    sqlite.insert(Rig.LIMIT_OUTBOX, count, groups, rig.partitions(), PAID_AT);
+  Run limit(OutboxTable table, LimitPipeline limit, int count, LimitPipeline.Mode mode)
+      throws Exception {
+    table.clear();
+    table.insertBacklog(Rig.LIMIT_OUTBOX, count, groups, rig.partitions(), PAID_AT);
     limit.open();
     return measure(
         count,
         () -> {
-          limit.drain(Rig.LIMIT_OUTBOX, LimitPipeline.Mode.PLAIN, () -> false);
+          limit.drain(Rig.LIMIT_OUTBOX, mode, () -> false);
           return null;
         });
   }

@@ -1,12 +1,7 @@
 package io.outboxer.bench;
 
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.asset.ClassLoaderAsset;
 import org.jboss.shrinkwrap.api.exporter.ZipExporter;
@@ -35,40 +30,28 @@ final class JmsLimit {
         .exportTo(wlp.resolve("usr/servers/" + name + "/dropins/bench-limit.war").toFile(), true);
   }
 
-  /** Starts the drain of {@code outbox}; the answer is the number of messages sent. */
-  CompletableFuture<HttpResponse<String>> drain(String outbox) {
-    return rig.http()
-        .sendAsync(
-            post(
-                "/bench-limit/jms/drain?outbox="
-                    + outbox
-                    + "&partitions="
-                    + rig.partitions()
-                    + "&batch="
-                    + rig.batchSize()),
-            BodyHandlers.ofString());
+  /** Drains {@code outbox} into the queue; returns how many messages it sent. */
+  long drain(String outbox) throws Exception {
+    return answer(
+        rig.post(
+            "/bench-limit/jms/drain?outbox="
+                + outbox
+                + "&partitions="
+                + rig.partitions()
+                + "&batch="
+                + rig.batchSize()));
   }
 
   /** Empties the queue; returns how many messages it held. */
   long purge() throws Exception {
-    HttpResponse<String> r =
-        rig.http().send(post("/bench-limit/jms/purge"), BodyHandlers.ofString());
-    return sent(r);
+    return answer(rig.post("/bench-limit/jms/purge"));
   }
 
-  /** The messages a drain or a purge answered, or why it failed. */
-  static long sent(HttpResponse<String> r) {
+  private static long answer(HttpResponse<String> r) {
     if (r.statusCode() != 200) {
       throw new IllegalStateException(
           "the JMS limit pipeline answered " + r.statusCode() + ": " + r.body());
     }
     return Long.parseLong(r.body().trim());
-  }
-
-  private HttpRequest post(String path) {
-    return HttpRequest.newBuilder(URI.create(rig.server().url(path)))
-        .timeout(Duration.ofMinutes(5))
-        .POST(HttpRequest.BodyPublishers.noBody())
-        .build();
   }
 }

@@ -26,30 +26,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * for every acknowledgement, delete the batch's rows in one transaction. With {@code transactional}
  * each batch is sent in one Kafka transaction, as Outboxer's Kafka relay does (its commit waits for
  * the acknowledgements, without a flush before it): the profile's step between the two. The same
- * pipeline runs on PostgreSQL and on SQLite ({@link Table}: how it reaches each).
+ * pipeline runs on PostgreSQL and on SQLite ({@link OutboxTable}).
  */
 final class LimitPipeline implements AutoCloseable {
 
-  private static final String READ =
-      """
-      select id, group_key, message_type, payload, attempts from outboxer_message
-       where outbox = ? and partition_no = ? and state < 1
-       order by state, id limit ?
-      """;
-
-  /** The database the pipeline drains, as it differs between PostgreSQL and SQLite. */
-  interface Table {
-    /** A connection of the pipeline's own, kept for the run. */
-    Connection connect() throws SQLException;
-
-    /** The statement that deletes a batch's rows, its ids bound as its one parameter. */
-    String deleteByIds();
-
-    /** Binds {@code ids} as {@link #deleteByIds}'s parameter. */
-    void bindIds(Connection c, PreparedStatement delete, List<Long> ids) throws SQLException;
-  }
-
-  private final Table db;
+  private final OutboxTable db;
   private final String name;
   private final String bootstrap;
   private final String topic;
@@ -72,7 +53,7 @@ final class LimitPipeline implements AutoCloseable {
    * table.
    */
   LimitPipeline(
-      String name, Table db, String bootstrap, String topic, int partitions, int batchSize) {
+      String name, OutboxTable db, String bootstrap, String topic, int partitions, int batchSize) {
     this.name = name;
     this.db = db;
     this.bootstrap = bootstrap;
@@ -155,7 +136,7 @@ final class LimitPipeline implements AutoCloseable {
       Integer topicPartition,
       BooleanSupplier done)
       throws Exception {
-    try (PreparedStatement read = c.prepareStatement(READ);
+    try (PreparedStatement read = c.prepareStatement(LimitStatements.READ);
         PreparedStatement delete = c.prepareStatement(db.deleteByIds())) {
       read.setString(1, outbox);
       read.setInt(2, partition);

@@ -1,5 +1,7 @@
 package io.outboxer.bench;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -8,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -64,8 +67,43 @@ record Rig(
     }
   }
 
+  /**
+   * Posts to {@code path}, once more on a new connection when a connection kept alive past the
+   * server's idle timeout (or a restart) is closed under the request.
+   */
   HttpResponse<String> post(String path) throws Exception {
-    return http.send(request(path), BodyHandlers.ofString());
+    return post(request(path));
+  }
+
+  private HttpResponse<String> post(HttpRequest request) throws Exception {
+    try {
+      return http.send(request, BodyHandlers.ofString());
+    } catch (IOException e) {
+      return http.send(request, BodyHandlers.ofString());
+    }
+  }
+
+  /**
+   * Revives every dead message of {@code outbox} through the admin API (the server's sample
+   * registry's user): the commit wakes each of its partitions.
+   */
+  void reviveDead(String outbox, int expected) throws Exception {
+    String login = "admin:admin";
+    HttpResponse<String> r =
+        post(
+            HttpRequest.newBuilder(
+                    URI.create(server.url("/outboxer/admin/outboxes/" + outbox + "/retry-dead")))
+                .timeout(Duration.ofSeconds(180))
+                .header(
+                    "Authorization",
+                    "Basic " + Base64.getEncoder().encodeToString(login.getBytes(UTF_8)))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build());
+    if (r.statusCode() != 200
+        || !r.body().replace(" ", "").equals("{\"messages\":" + expected + "}")) {
+      throw new IllegalStateException(
+          "reviving " + outbox + "'s dead messages answered " + r.statusCode() + ": " + r.body());
+    }
   }
 
   private HttpRequest request(String path) {

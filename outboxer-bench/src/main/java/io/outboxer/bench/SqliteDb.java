@@ -21,7 +21,7 @@ import java.util.stream.Stream;
  * PostgreSQL: backlogs of the demo's {@code OrderPaid} rows exactly as {@code publish} writes them,
  * inserted in one transaction.
  */
-final class SqliteDb implements LimitPipeline.Table {
+final class SqliteDb implements OutboxTable {
 
   private static final String INSERT =
       "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
@@ -59,14 +59,8 @@ final class SqliteDb implements LimitPipeline.Table {
     delete.setString(1, json(ids.stream()));
   }
 
-  /**
-   * Inserts {@code count} messages into {@code outbox} in one transaction, round robin over the
-   * orders {@code 0 .. groups - 1} (group {@code order:<n>}, its partition as {@link Partitioner}
-   * gives it), with {@code paidAt} as every payload's time, then analyzes the table.
-   *
-   * @return the newest id of each partition that got rows
-   */
-  Long[] insert(String outbox, int count, int groups, int partitions, String paidAt)
+  @Override
+  public Long[] insertBacklog(String outbox, int count, int groups, int partitions, String paidAt)
       throws SQLException {
     int[] parts = new int[groups];
     for (int g = 0; g < groups; g++) {
@@ -110,8 +104,8 @@ final class SqliteDb implements LimitPipeline.Table {
     }
   }
 
-  /** Whether any row with one of {@code ids} is left, looked up by primary key. */
-  boolean anyOf(Connection c, Long[] ids) throws SQLException {
+  @Override
+  public boolean anyOf(Connection c, Long[] ids) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement(
             "select 1 from outboxer_message where id in (select value from json_each(?)) limit 1")) {
@@ -122,8 +116,8 @@ final class SqliteDb implements LimitPipeline.Table {
     }
   }
 
-  /** Deletes every message. */
-  void clear() throws SQLException {
+  @Override
+  public void clear() throws SQLException {
     try (Connection c = connect();
         Statement s = c.createStatement()) {
       s.execute("delete from outboxer_message");

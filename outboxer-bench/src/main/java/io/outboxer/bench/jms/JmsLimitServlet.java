@@ -1,5 +1,6 @@
 package io.outboxer.bench.jms;
 
+import io.outboxer.bench.LimitStatements;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.jms.ConnectionFactory;
@@ -42,14 +43,6 @@ import javax.sql.DataSource;
 @WebServlet("/jms/*")
 public class JmsLimitServlet extends HttpServlet {
 
-  private static final String READ =
-      """
-      select id, group_key, message_type, payload, attempts from outboxer_message
-       where outbox = ? and partition_no = ? and state < 1
-       order by state, id limit ?
-      """;
-  private static final String DELETE = "delete from outboxer_message where id = any(?)";
-
   @Resource(lookup = "jdbc/outboxer", shareable = false)
   private DataSource dataSource;
 
@@ -79,7 +72,11 @@ public class JmsLimitServlet extends HttpServlet {
         return;
       }
     } catch (Exception e) {
-      response.sendError(500, e.toString());
+      StringBuilder why = new StringBuilder(e.toString());
+      for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+        why.append(" caused by ").append(cause);
+      }
+      response.sendError(500, why.toString());
       return;
     }
     response.setContentType("text/plain");
@@ -93,12 +90,13 @@ public class JmsLimitServlet extends HttpServlet {
       runs.add(executor.submit(() -> drainPartition(outbox, partition, batchSize)));
     }
     long sent = 0;
-    for (Future<Long> run : runs) {
-      try {
+    try {
+      for (Future<Long> run : runs) {
         sent += run.get();
-      } catch (ExecutionException e) {
-        throw new IllegalStateException("a partition's drain failed", e.getCause());
       }
+    } catch (ExecutionException e) {
+      runs.forEach(run -> run.cancel(true));
+      throw new IllegalStateException("a partition's drain failed", e.getCause());
     }
     return sent;
   }
@@ -107,8 +105,8 @@ public class JmsLimitServlet extends HttpServlet {
       throws SQLException, JMSException {
     long sent = 0;
     try (Connection c = dataSource.getConnection();
-        PreparedStatement read = c.prepareStatement(READ);
-        PreparedStatement delete = c.prepareStatement(DELETE);
+        PreparedStatement read = c.prepareStatement(LimitStatements.READ);
+        PreparedStatement delete = c.prepareStatement(LimitStatements.DELETE_POSTGRESQL);
         JMSContext jms = factory.createContext()) {
       JMSProducer producer = jms.createProducer().setDeliveryMode(DeliveryMode.PERSISTENT);
       read.setString(1, outbox);
@@ -149,6 +147,7 @@ public class JmsLimitServlet extends HttpServlet {
     if (group != null) {
       message.setStringProperty("OutboxerGroup", group);
       message.setStringProperty("JMSXGroupID", group);
+      // As the JMS relay's JMSXGroupSeq: the id while it fits a positive int.
       message.setIntProperty("JMSXGroupSeq", (int) ((id - 1) % Integer.MAX_VALUE) + 1);
     }
     return message;

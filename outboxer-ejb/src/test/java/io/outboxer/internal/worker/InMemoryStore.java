@@ -66,6 +66,9 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   /** Runs at every batch read: a test moves its clock here to make reads slow. */
   Runnable onRead = () -> {};
 
+  /** At each batch read, after {@link #onRead}: whether a wake-up had arrived during the run. */
+  final List<Boolean> wokenAtRead = new ArrayList<>();
+
   private long databaseMillis;
 
   synchronized void add(long id, String group) {
@@ -115,6 +118,7 @@ final class InMemoryStore implements MessageStore, LeaseStore {
       return Optional.empty();
     }
     onRead.run();
+    wokenAtRead.add(woken.getAsBoolean());
     long from = afterWriters && start.repairs() == repairs ? start.id() : 0;
     readsFrom.add(from);
     if (onlyHeldReads > 0) {

@@ -403,6 +403,30 @@ class PartitionWorkerTest {
     assertThat(worker.wake()).as("no run is under way").isTrue();
   }
 
+  /**
+   * The batch read is told of a wake-up that arrived during its run (so that a transaction holding
+   * blocked rows can end early and let the rows just committed go first), and the flag is the
+   * worker's: the read only looks at it, and the run serves it with one more round, whose read has
+   * heard of none.
+   */
+  @Test
+  void aReadHearsOfAWakeUpThatArrivedDuringItsRunWhichServesItWithOneMoreRound() {
+    store.add(1, "g");
+    PartitionWorker worker = worker(0, confirmAll, new NodeShare(1));
+    store.onRead =
+        () -> {
+          if (store.wokenAtRead.isEmpty()) {
+            worker.wake(); // a commit during the first read
+          }
+        };
+
+    worker.run();
+
+    assertThat(store.wokenAtRead).containsExactly(true, false);
+    assertThat(delivered).containsExactly(List.of(1L));
+    assertThat(store.emptyReads).as("the one more round read nothing").hasValue(1);
+  }
+
   @Test
   void aRelayThatThrowsChargesNothingAndThePartitionBacksOffUntilItAnswers() {
     store.add(1, "g");
