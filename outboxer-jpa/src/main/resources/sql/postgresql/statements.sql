@@ -301,8 +301,9 @@ update outboxer_message set state = 0, next_attempt_at = (extract(epoch from now
 
 -- Servers that start together on one database apply the schema in turns: an identical
 -- "create … if not exists" in flight makes PostgreSQL's fail. A session lock, released after the
--- script (or by the session's end), held across statements that each commit on their own, so that
--- no transaction keeps table locks while it waits for another. Its key is the bigint form, which
+-- script (a connection whose release fails is aborted, ending its session and the lock), held
+-- across statements that each commit on their own, so that no transaction keeps table locks while
+-- it waits for another. Its key is the bigint form, which
 -- the two-integer keys above never meet; the word 'outboxer' as eight bytes, which GROUP_LOCK's
 -- hashed keys meet once in 2^64.
 

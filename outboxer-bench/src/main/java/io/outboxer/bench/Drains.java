@@ -15,9 +15,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * P1, P4, P5, W1 and W3: backlogs written straight into the outbox table, drained by the product
- * (the server's workers, woken by one publish per partition or finding it at their poll) and by the
- * limit pipeline.
+ * P1 (on PostgreSQL, on SQLite, into JMS), P4, P5, W1 and W3: backlogs written straight into the
+ * outbox table, drained by the product (the server's workers, woken by one publish per partition,
+ * by an operator's revive, or finding it at their poll) and by a limit pipeline.
  */
 final class Drains {
 

@@ -16,7 +16,8 @@ import java.util.Map;
 
 /**
  * The bench's Liberty server (created by the build with the demo EAR in {@code dropins}), started
- * and stopped with its own {@code bin/server} script, on the bench's PostgreSQL database.
+ * and stopped with its own {@code bin/server} script, on the bench's PostgreSQL database (or, for
+ * P1s, on a SQLite file).
  */
 final class LibertyServer implements AutoCloseable {
 

@@ -83,26 +83,53 @@ public class Database {
     List<String> statements = d.schema();
     try (Connection c = dataSource.getConnection();
         Statement s = c.createStatement()) {
-      boolean turns = d.has(Sql.SCHEMA_LOCK);
-      if (turns) {
+      if (!d.has(Sql.SCHEMA_LOCK)) {
+        apply(c, s, statements);
+      } else {
         s.execute(d.sql(Sql.SCHEMA_LOCK));
-      }
-      try {
-        for (String sql : statements) {
-          s.execute(sql);
+        SQLException failed = null;
+        try {
+          apply(c, s, statements);
+        } catch (SQLException e) {
+          failed = e;
         }
-        addColumn(c, s, "outboxer_message", "trace_parent", Sql.ADD_TRACE_PARENT);
-        addColumn(c, s, "outboxer_lease", "repairs", Sql.ADD_LEASE_REPAIRS);
-      } finally {
-        if (turns) {
-          s.execute(d.sql(Sql.SCHEMA_UNLOCK));
-        }
+        unlock(c, s, d, failed);
       }
     } catch (SQLException e) {
       throw new OutboxException(
           "OUTBOXER-1006 cannot create Outboxer's schema from " + d.schemaResource(), e);
     }
     LOG.info("OUTBOXER-0001 schema " + d.schemaResource() + " applied");
+  }
+
+  private void apply(Connection c, Statement s, List<String> statements) throws SQLException {
+    for (String sql : statements) {
+      s.execute(sql);
+    }
+    addColumn(c, s, "outboxer_message", "trace_parent", Sql.ADD_TRACE_PARENT);
+    addColumn(c, s, "outboxer_lease", "repairs", Sql.ADD_LEASE_REPAIRS);
+  }
+
+  /**
+   * Releases the schema's lock, then throws {@code failed}, the script's failure, if there was one.
+   * A session lock outlives the connection's return to the pool: when the release fails, the
+   * connection is aborted, which ends its session and so the lock, and the release's failure is
+   * added to the script's.
+   */
+  private static void unlock(Connection c, Statement s, Dialect d, SQLException failed)
+      throws SQLException {
+    try {
+      s.execute(d.sql(Sql.SCHEMA_UNLOCK));
+    } catch (SQLException e) {
+      c.abort(Runnable::run);
+      if (failed == null) {
+        throw e;
+      }
+      failed.addSuppressed(e);
+    }
+    if (failed != null) {
+      throw failed;
+    }
   }
 
   /** Adds a column that a table created by an earlier version lacks, by {@code statement}. */
