@@ -110,30 +110,60 @@ final class Scenarios {
   private void p1() throws Exception {
     // A warm-up of a whole backlog each: after a tenth of one, the server's first repetitions
     // still ran at a third of the speed of its drains later in the same run (JIT, thread pool).
-    drains.product(rig.db(), backlog);
-    drains.limit(rig.db(), rig.limit(), backlog, LimitPipeline.Mode.PLAIN);
-    List<Drains.Run> product = new ArrayList<>();
-    List<Drains.Run> limit = new ArrayList<>();
+    drainScenario(
+        "P1",
+        "drain " + drainBacklog + " msgs, " + groups + " groups -> Kafka",
+        "limit pipeline",
+        "backlog written by SQL in one transaction, then one publish per partition wakes the"
+            + " workers; batch-size "
+            + rig.batchSize()
+            + ", "
+            + rig.partitions()
+            + " partitions",
+        backlog,
+        drainBacklog,
+        n -> drains.product(rig.db(), n),
+        n -> drains.limit(rig.db(), rig.limit(), n, LimitPipeline.Mode.PLAIN));
+  }
+
+  /** One drain of {@code count} messages, the product's or its reference's. */
+  private interface Drain {
+    Drains.Run of(int count) throws Exception;
+  }
+
+  /**
+   * A drain scenario with P1's target: a warm-up of {@code warmUp} messages each, then the
+   * repetitions of {@code count} messages, the product's and the reference's alternating.
+   */
+  private void drainScenario(
+      String id,
+      String title,
+      String reference,
+      String note,
+      int warmUp,
+      int count,
+      Drain product,
+      Drain limit)
+      throws Exception {
+    product.of(warmUp);
+    limit.of(warmUp);
+    List<Drains.Run> products = new ArrayList<>();
+    List<Drains.Run> references = new ArrayList<>();
     for (int r = 0; r < reps; r++) {
-      product.add(drains.product(rig.db(), drainBacklog));
-      limit.add(drains.limit(rig.db(), rig.limit(), drainBacklog, LimitPipeline.Mode.PLAIN));
+      products.add(product.of(count));
+      references.add(limit.of(count));
     }
     report.add(
         new Result(
-            "P1",
-            "drain " + drainBacklog + " msgs, " + groups + " groups -> Kafka",
-            "limit pipeline",
+            id,
+            title,
+            reference,
             true,
-            figure("msg/s", product, Drains.Run::perSecond),
-            figure("msg/s", limit, Drains.Run::perSecond),
+            figure("msg/s", products, Drains.Run::perSecond),
+            figure("msg/s", references, Drains.Run::perSecond),
             0.6,
-            "backlog written by SQL in one transaction, then one publish per partition wakes the"
-                + " workers; batch-size "
-                + rig.batchSize()
-                + ", "
-                + rig.partitions()
-                + " partitions",
-            cpu(product, limit)));
+            note,
+            cpu(products, references)));
   }
 
   /** The profile's step: the limit pipeline with one Kafka transaction per batch, as the relay. */
@@ -185,28 +215,18 @@ final class Scenarios {
    */
   private void p1IntoJms() throws Exception {
     JmsLimit limit = new JmsLimit(rig);
-    drains.productIntoJms(jmsBacklog / 2, limit);
-    drains.limitIntoJms(jmsBacklog / 2, limit);
-    List<Drains.Run> product = new ArrayList<>();
-    List<Drains.Run> reference = new ArrayList<>();
-    for (int r = 0; r < reps; r++) {
-      product.add(drains.productIntoJms(jmsBacklog, limit));
-      reference.add(drains.limitIntoJms(jmsBacklog, limit));
-    }
-    report.add(
-        new Result(
-            "P1j",
-            "drain " + jmsBacklog + " msgs, " + groups + " groups -> JMS",
-            "limit pipeline into JMS",
-            true,
-            figure("msg/s", product, Drains.Run::perSecond),
-            figure("msg/s", reference, Drains.Run::perSecond),
-            0.6,
-            "Liberty's embedded messaging engine, persistent messages to a queue; the limit"
-                + " pipeline in the server (JDBC, a JMSContext per partition); the product's"
-                + " backlog revived from dead by the admin API, timed from its answer; the queue"
-                + " emptied before each run",
-            cpu(product, reference)));
+    drainScenario(
+        "P1j",
+        "drain " + jmsBacklog + " msgs, " + groups + " groups -> JMS",
+        "limit pipeline into JMS",
+        "Liberty's embedded messaging engine, persistent messages to a queue; the limit pipeline"
+            + " in the server (JDBC, a JMSContext per partition); the product's backlog revived"
+            + " from dead by the admin API, timed from its answer; the queue emptied before each"
+            + " run",
+        jmsBacklog / 2,
+        jmsBacklog,
+        n -> drains.productIntoJms(n, limit),
+        n -> drains.limitIntoJms(n, limit));
   }
 
   /**
@@ -228,26 +248,16 @@ final class Scenarios {
               rig.topic(),
               rig.partitions(),
               rig.batchSize())) {
-        drains.product(sqlite, sqliteBacklog / 2);
-        drains.limit(sqlite, limit, sqliteBacklog / 2, LimitPipeline.Mode.PLAIN);
-        List<Drains.Run> product = new ArrayList<>();
-        List<Drains.Run> reference = new ArrayList<>();
-        for (int r = 0; r < reps; r++) {
-          product.add(drains.product(sqlite, sqliteBacklog));
-          reference.add(drains.limit(sqlite, limit, sqliteBacklog, LimitPipeline.Mode.PLAIN));
-        }
-        report.add(
-            new Result(
-                "P1s",
-                "drain " + sqliteBacklog + " msgs on SQLite, " + groups + " groups -> Kafka",
-                "limit pipeline on SQLite",
-                true,
-                figure("msg/s", product, Drains.Run::perSecond),
-                figure("msg/s", reference, Drains.Run::perSecond),
-                0.6,
-                "the server restarted on a SQLite file (pool of one connection); the limit"
-                    + " pipeline's 8 threads on the same file, a connection each",
-                cpu(product, reference)));
+        drainScenario(
+            "P1s",
+            "drain " + sqliteBacklog + " msgs on SQLite, " + groups + " groups -> Kafka",
+            "limit pipeline on SQLite",
+            "the server restarted on a SQLite file (pool of one connection); the limit pipeline's"
+                + " 8 threads on the same file, a connection each",
+            sqliteBacklog / 2,
+            sqliteBacklog,
+            n -> drains.product(sqlite, n),
+            n -> drains.limit(sqlite, limit, n, LimitPipeline.Mode.PLAIN));
       }
     } catch (Exception | AssertionError e) {
       restartOnPostgresql(e);
