@@ -167,9 +167,8 @@ public class JpaMessageStore implements MessageStore {
    * still to hold (which its statement leaves out once its first read met them), to the rows
    * published meanwhile. Not from {@code bound}: a row below it that was not committed yet is below
    * no id read, and may still come. The transaction ends early, after the read under way, once
-   * {@code woken} says that the holding is to give way (rows published meanwhile, which the
-   * worker's next run reads first, or other partitions delivering); its first read always runs, so
-   * that the holding goes on, a read per run at least.
+   * {@code woken} says that rows may have been published meanwhile: the worker's next run, which
+   * the wake-up asked for, reads them first.
    */
   private ReadBatch holdReadPast(
       Lease lease,
@@ -182,7 +181,7 @@ public class JpaMessageStore implements MessageStore {
     long next = unheld;
     for (int reads = 0; reads < HELD_READS_PER_TRANSACTION; reads++) {
       if (reads > 0 && woken.getAsBoolean()) {
-        break; // never before the first read: that is what keeps the holding going
+        break;
       }
       List<Envelope> read =
           readReady(

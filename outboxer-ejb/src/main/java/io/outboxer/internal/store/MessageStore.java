@@ -49,9 +49,9 @@ public interface MessageStore {
    * every read without {@code afterWriters} or where the database has one writer, starts at the
    * partition's first ready row.
    *
-   * <p>A transaction that holds blocked rows read past ends before its next read once {@code woken}
-   * says that the holding, which is not urgent, is to give way: rows may have come meanwhile (a
-   * wake-up for the partition), or other partitions of the server are delivering.
+   * <p>A transaction that holds blocked rows read past ends at its next read once {@code woken}
+   * says that rows may have come meanwhile (a wake-up for the partition), so that they do not wait
+   * for the holding, which is not urgent.
    *
    * @return the batch (no envelopes when nothing is due) and where it started, or empty when the
    *     lease was no longer valid, in which case nothing was changed

@@ -34,7 +34,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -65,9 +64,6 @@ public class OutboxEngine {
   private final Map<String, NodeShare> shares = new LinkedHashMap<>();
   private final List<Relay> relays = new ArrayList<>();
   private final List<Future<?>> polls = new ArrayList<>();
-
-  /** How many of this server's partition workers are draining now, of every outbox. */
-  private final AtomicInteger draining = new AtomicInteger();
 
   @PostConstruct
   void start() {
@@ -126,8 +122,7 @@ public class OutboxEngine {
                   } else {
                     runtime.relayUnavailable(outbox.name(), partition, why);
                   }
-                },
-                draining);
+                });
       }
       workers.put(outbox.name(), partitionWorkers);
     }

@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
@@ -52,7 +51,6 @@ public final class PartitionWorker implements Runnable {
 
   private final ReentrantLock running = new ReentrantLock();
   private final AtomicBoolean wakeRequested = new AtomicBoolean();
-  private final AtomicInteger draining;
   private volatile boolean stopped;
   private Lease lease;
   private Deadline renewal;
@@ -65,9 +63,6 @@ public final class PartitionWorker implements Runnable {
    * @param events hears of relay calls, recorded outcomes and lease changes, for the metrics
    * @param clock the monotonic clock, in nanoseconds, that times lease renewals and pauses
    * @param outages hears when the relay of this partition becomes unavailable and available again
-   * @param draining how many workers of this server are draining now, this one included: shared by
-   *     all of them, so that holding blocked rows (which is not urgent) gives way to the others'
-   *     deliveries
    */
   PartitionWorker(
       OutboxConfig outbox,
@@ -80,8 +75,7 @@ public final class PartitionWorker implements Runnable {
       NodeShare share,
       DeliveryEvents events,
       LongSupplier clock,
-      RelayOutage.Listener outages,
-      AtomicInteger draining) {
+      RelayOutage.Listener outages) {
     this.outbox = outbox;
     this.retryPolicy = outbox.retryPolicy();
     this.partition = partition;
@@ -93,7 +87,6 @@ public final class PartitionWorker implements Runnable {
     this.share = share;
     this.events = events;
     this.clock = clock;
-    this.draining = draining;
     this.outage =
         new RelayOutage(
             "outbox " + outbox.name() + " partition " + partition, retryPolicy, clock, outages);
@@ -124,12 +117,7 @@ public final class PartitionWorker implements Runnable {
     while (!stopped && wakeRequested.get() && running.tryLock()) {
       try {
         while (!stopped && wakeRequested.getAndSet(false)) {
-          draining.incrementAndGet();
-          try {
-            drain();
-          } finally {
-            draining.decrementAndGet();
-          }
+          drain();
         }
       } catch (RuntimeException e) {
         // A read or completion that failed may have committed all the same (a connection lost
@@ -149,16 +137,6 @@ public final class PartitionWorker implements Runnable {
     }
   }
 
-  /**
-   * Whether a transaction holding blocked rows is to end after the read under way: a wake-up for
-   * this partition arrived (rows may have been committed behind the ones it holds), or another
-   * partition of this server is draining, whose deliveries come first on the cores they share. The
-   * holding goes on at the next run, a read at least per run.
-   */
-  private boolean holdingGivesWay() {
-    return wakeRequested.get() || draining.get() > 1;
-  }
-
   private void drain() {
     while (!stopped && holdsLease() && !outage.pausing()) {
       // One deadline per batch, started before the read: the relay gets what the read left of it.
@@ -170,7 +148,7 @@ public final class PartitionWorker implements Runnable {
               outbox.batchSize(),
               outbox.waitsForWriters(),
               start,
-              this::holdingGivesWay);
+              wakeRequested::get);
       if (read.isEmpty()) {
         lostLease("before a batch; nothing was read");
         return;

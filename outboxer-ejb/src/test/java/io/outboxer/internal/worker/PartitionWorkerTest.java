@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -56,9 +55,6 @@ class PartitionWorkerTest {
         }
       };
 
-  /** The workers of this test's server that are draining now. */
-  private final AtomicInteger draining = new AtomicInteger();
-
   private final Relay confirmAll =
       batch -> {
         delivered.add(batch.stream().map(Envelope::id).toList());
@@ -72,11 +68,6 @@ class PartitionWorkerTest {
   }
 
   private PartitionWorker worker(OutboxConfig outbox, int partition, Relay relay, NodeShare share) {
-    return worker(outbox, partition, relay, share, store);
-  }
-
-  private PartitionWorker worker(
-      OutboxConfig outbox, int partition, Relay relay, NodeShare share, InMemoryStore store) {
     return new PartitionWorker(
         outbox,
         partition,
@@ -88,8 +79,7 @@ class PartitionWorkerTest {
         share,
         recorder,
         nanos::get,
-        outages::add,
-        draining);
+        outages::add);
   }
 
   private void advance(Duration d) {
@@ -435,35 +425,6 @@ class PartitionWorkerTest {
     assertThat(store.wokenAtRead).containsExactly(true, false);
     assertThat(delivered).containsExactly(List.of(1L));
     assertThat(store.emptyReads).as("the one more round read nothing").hasValue(1);
-  }
-
-  /**
-   * Holding blocked rows gives way to the other partitions' deliveries: a read hears of another
-   * worker of the server draining, and of none once it ended.
-   */
-  @Test
-  void aReadHearsThatAnotherPartitionOfTheServerIsDraining() throws Exception {
-    store.add(1, "g");
-    CountDownLatch inRelay = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    Thread other = new Thread(worker(0, heldInRelay(inRelay, release), new NodeShare(2)));
-    other.start();
-    assertThat(inRelay.await(10, TimeUnit.SECONDS)).isTrue();
-    // Partition 1's rows, in a store of their own: this test's store does not split by partition.
-    InMemoryStore partitionOne = new InMemoryStore();
-    PartitionWorker worker = worker(OUTBOX, 1, confirmAll, new NodeShare(2), partitionOne);
-
-    worker.run();
-    release.countDown();
-    other.join(10_000);
-    worker.run();
-
-    assertThat(other.isAlive()).isFalse();
-    assertThat(partitionOne.wokenAtRead)
-        .as("partition 1's reads while partition 0 drained, and after")
-        .containsExactly(true, false);
-    assertThat(store.wokenAtRead).as("partition 0's, alone").containsExactly(false);
-    assertThat(draining).hasValue(0);
   }
 
   @Test
