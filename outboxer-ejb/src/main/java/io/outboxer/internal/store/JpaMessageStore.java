@@ -181,7 +181,7 @@ public class JpaMessageStore implements MessageStore {
     long next = unheld;
     for (int reads = 0; reads < HELD_READS_PER_TRANSACTION; reads++) {
       if (reads > 0 && woken.getAsBoolean()) {
-        break;
+        break; // never before the first read: that is what keeps the holding going
       }
       List<Envelope> read =
           readReady(

@@ -49,7 +49,7 @@ public interface MessageStore {
    * every read without {@code afterWriters} or where the database has one writer, starts at the
    * partition's first ready row.
    *
-   * <p>A transaction that holds blocked rows read past ends at its next read once {@code woken}
+   * <p>A transaction that holds blocked rows read past ends before its next read once {@code woken}
    * says that rows may have come meanwhile (a wake-up for the partition), so that they do not wait
    * for the holding, which is not urgent.
    *
