@@ -303,9 +303,8 @@ update outboxer_message set state = 0, next_attempt_at = (extract(epoch from now
 -- "create … if not exists" in flight makes PostgreSQL's fail. A session lock, released after the
 -- script (a connection whose release fails is aborted, ending its session and the lock), held
 -- across statements that each commit on their own, so that no transaction keeps table locks while
--- it waits for another. Its key is the bigint form, which
--- the two-integer keys above never meet; the word 'outboxer' as eight bytes, which GROUP_LOCK's
--- hashed keys meet once in 2^64.
+-- it waits for another. Its key is of the bigint form, which the two-integer keys above never
+-- meet: the word 'outboxer' as eight bytes, which GROUP_LOCK's hashed keys meet once in 2^64.
 
 -- name: SCHEMA_LOCK
 select pg_advisory_lock(8031453476610925938)

@@ -66,7 +66,7 @@ final class Drains {
    * to the end, over the rows left then.
    */
   Run polled(String outbox, int count) throws Exception {
-    rig.truncate();
+    rig.db().clear();
     rig.db().insert(outbox, count, groups, 0, rig.partitions(), PAID_AT);
     long[] left = new long[1];
     return measure(
@@ -89,7 +89,7 @@ final class Drains {
    */
   Run productIntoJms(int count, JmsLimit limit) throws Exception {
     limit.purge();
-    rig.truncate();
+    rig.db().clear();
     Long[] newest =
         rig.db().insertBacklog(Scenarios.JMS_OUTBOX, count, groups, rig.partitions(), PAID_AT);
     rig.db()
@@ -117,7 +117,7 @@ final class Drains {
    */
   Run limitIntoJms(int count, JmsLimit limit) throws Exception {
     limit.purge();
-    rig.truncate();
+    rig.db().clear();
     rig.db().insertBacklog(Rig.LIMIT_OUTBOX, count, groups, rig.partitions(), PAID_AT);
     Run run =
         measure(
@@ -159,7 +159,7 @@ final class Drains {
    * open transaction keeps, and charge the product's run for the bench's own question.
    */
   Run polledBeside(int count, Callable<AutoCloseable> beside) throws Exception {
-    rig.truncate();
+    rig.db().clear();
     try (AutoCloseable open = beside.call()) {
       Long[] newest = rig.db().insertBeside(Db.OUTBOX, count, groups, rig.partitions(), 0, PAID_AT);
       long[] left = new long[1];
@@ -208,7 +208,7 @@ final class Drains {
    * when each partition ended (ms after the commit, by partition).
    */
   Run poisoned(int count, int poisoned, List<long[]> ends) throws Exception {
-    rig.truncate();
+    rig.db().clear();
     if (poisoned > 0) {
       String big = "x".repeat(1_500_000);
       rig.db().insert(Db.OUTBOX, 1, 1, POISON_ORDER, rig.partitions(), big);
@@ -274,7 +274,7 @@ final class Drains {
    */
   List<Double> timePerBatch(boolean product, int pending, int perPartition, int windows)
       throws Exception {
-    rig.truncate();
+    rig.db().clear();
     String outbox = product ? Db.OUTBOX : Rig.LIMIT_OUTBOX;
     int partitions = rig.partitions();
     long[][][] bounds =
@@ -324,7 +324,7 @@ final class Drains {
       stop.set(true);
       drain.join();
     }
-    rig.truncate();
+    rig.db().clear();
     List<Double> perBatch = new ArrayList<>();
     for (int k = 0; k < windows; k++) {
       double sum = 0;

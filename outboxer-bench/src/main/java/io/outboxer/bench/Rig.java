@@ -128,8 +128,4 @@ record Rig(
     server.close();
     server.start(Map.of(), env);
   }
-
-  void truncate() throws Exception {
-    db.execute("truncate outboxer_message");
-  }
 }

@@ -111,7 +111,7 @@ final class WriterScenarios {
             Scenarios.NO_TARGET,
             note,
             Map.of()));
-    rig.truncate();
+    rig.db().clear();
   }
 
   /**
