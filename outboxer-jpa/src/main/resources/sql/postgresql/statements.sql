@@ -69,12 +69,13 @@ select distinct on (p.k2) p.k2, (i.k1 << 32) | i.k2, p.pid,
 -- name: READ_COMMITS_UNFLUSHED
 select set_config('synchronous_commit', 'off', true)
 
--- The worker's transactions plan each statement for its parameters and for the table as it is at
--- that moment (ADR 0017). A server-side prepared statement may otherwise run on a generic plan once
--- it ran five times, kept until the table's statistics change: planned while the table was empty (an
--- idle outbox vacuumed or analyzed empty), it scans the whole table, and after a burst every batch
--- read sorted the backlog and every delete or hold parsed its id list once per row, until the next
--- analyze. plan_cache_mode needs PostgreSQL 12 or later.
+-- The worker's transactions plan each statement on outboxer_message for its parameters and for the
+-- table as it is at that moment (ADR 0017). A server-side prepared statement may otherwise run on a
+-- generic plan once it ran five times, kept until the table's statistics change: planned while the
+-- table was empty (an idle outbox vacuumed or analyzed empty), it scans the whole table, and after a
+-- burst every batch read sorted the backlog and every delete or hold parsed its id list once per
+-- row, until the next analyze. The statements on the lease and the lock table run before this one:
+-- their plans do not depend on the outbox's size. plan_cache_mode needs PostgreSQL 12 or later.
 -- name: PLAN_PER_EXECUTION
 select set_config('plan_cache_mode', 'force_custom_plan', true)
 
@@ -133,9 +134,12 @@ select k.g,
     or exists (select 1 from outboxer_message m
                 where m.outbox = :outbox and m.partition_no = :partition and m.state = 1)
 
+-- The id list is read in a sub-select, evaluated once at execution: planned for its parameters
+-- (ADR 0017), the list as a constant would be folded into an array of a thousand elements and each
+-- estimated, which cost several times the planning of the rest. The plan is the same index scan.
 -- name: HOLD_ROWS
 update outboxer_message set state = 1
- where state = 0 and id = any(cast(translate(:ids, '[]', '{}') as bigint[]))
+ where state = 0 and id = any(cast((select translate(:ids, '[]', '{}')) as bigint[]))
 
 -- name: FENCE
 update outboxer_lease set epoch = epoch
@@ -150,9 +154,10 @@ update outboxer_lease set epoch = epoch
    and expires_at > (extract(epoch from now()) * 1000)::bigint
 returning repairs
 
+-- As HOLD_ROWS, the id list in a sub-select.
 -- name: DELETE_ROWS
 delete from outboxer_message
- where state = 0 and id = any(cast(translate(:ids, '[]', '{}') as bigint[]))
+ where state = 0 and id = any(cast((select translate(:ids, '[]', '{}')) as bigint[]))
 
 -- name: FAIL_DEAD
 update outboxer_message

@@ -72,7 +72,6 @@ public class JpaMessageStore implements MessageStore {
     String outbox = lease.outbox();
     int partition = lease.partition();
     boolean bounded = afterWriters && sql.has(Sql.IN_FLIGHT);
-    planPerExecution();
     if (sql.has(Sql.READ_COMMITS_UNFLUSHED)) {
       sql.column(Sql.READ_COMMITS_UNFLUSHED);
     }
@@ -91,6 +90,7 @@ public class JpaMessageStore implements MessageStore {
     } else if (sql.updateFenced(Sql.FENCE, lease) != 1) {
       return Optional.empty();
     }
+    planPerExecution();
     long from = bounded && repairs == start.repairs() ? start.id() : 0;
     long unheld = from > 0 ? start.unheld() : 0;
     if (sql.update(Sql.PROMOTE_DUE, "outbox", outbox, "partition", partition) > 0) {
@@ -318,10 +318,10 @@ public class JpaMessageStore implements MessageStore {
   @Override
   @Transactional
   public boolean complete(Lease lease, Completion completion) {
-    planPerExecution();
     if (sql.updateFenced(Sql.FENCE, lease) != 1) {
       return false;
     }
+    planPerExecution();
     for (String group : completion.release()) {
       releaseGroup(lease, group);
     }
@@ -345,6 +345,8 @@ public class JpaMessageStore implements MessageStore {
   /**
    * Plans each later statement of the transaction for its parameters and the table as it is (ADR
    * 0017): a plan cached while the outbox was empty would scan the whole backlog at every batch.
+   * Called after the statements on the lease and the lock table, whose plans the outbox's size
+   * never changes, so that they keep the plan they were prepared with.
    */
   private void planPerExecution() {
     if (sql.has(Sql.PLAN_PER_EXECUTION)) {

@@ -15,26 +15,35 @@ public class TransactionSetting {
   private EntityManager em;
 
   /**
-   * How many times the statements with parameters on Outboxer's table that this connection keeps
-   * prepared ran on a generic plan and on a plan of their own (PostgreSQL's {@code
+   * How many times the statements with parameters on one of Outboxer's tables that this connection
+   * keeps prepared ran on a generic plan and on a plan of their own (PostgreSQL's {@code
    * pg_prepared_statements}; a statement without parameters has one plan whatever the setting).
    */
   public record Plans(long generic, long custom) {}
 
-  /**
-   * The plans of this connection's prepared statements with parameters on {@code outboxer_message}
-   * so far.
-   */
-  public Plans plans() {
+  /** The plans of this connection's prepared statements with parameters on {@code table} so far. */
+  public Plans plans(String table) {
     Object[] row =
         (Object[])
             em.createNativeQuery(
                     "select coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0)"
-                        + " from pg_prepared_statements where statement like '%outboxer_message%'"
+                        + " from pg_prepared_statements where strpos(statement, :table) > 0"
                         + " and statement not like '%pg_prepared_statements%'"
                         + " and cardinality(parameter_types) > 0")
+                .setParameter("table", table)
                 .getSingleResult();
     return new Plans(((Number) row[0]).longValue(), ((Number) row[1]).longValue());
+  }
+
+  /**
+   * Sets {@code name} back to the value a transaction starts with, for the rest of the current
+   * transaction, as if the next statements began a transaction of their own.
+   */
+  public void reset(String name) {
+    em.createNativeQuery(
+            "select set_config(name, reset_val, true) from pg_settings where name = :name")
+        .setParameter("name", name)
+        .getSingleResult();
   }
 
   /** The value of setting {@code name} now. */
