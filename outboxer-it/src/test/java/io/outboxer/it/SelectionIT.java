@@ -20,6 +20,7 @@ import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -313,6 +314,79 @@ class SelectionIT {
     Sql.update("delete from outboxer_message where outbox = ?", outbox);
   }
 
+  /**
+   * A read past the rows of several blocked groups (PostgreSQL, ADR 0016) leaves them all out of
+   * the reads after it in one statement, and the rows behind them go out first. A head that comes
+   * due meanwhile sends the next read back to the first row: the head goes out with the rows of its
+   * group that follow, in order, and the rows of the other groups met on the way are held. Where
+   * reads start at the first row (SQLite), the reads hold the rows as they meet them, first.
+   */
+  @Test
+  void aReadPastSeveralBlockedGroupsLeavesThemAllOutUntilAHeadComesDue() throws Exception {
+    LeasedOutbox leased = LeasedOutbox.take(leases, "it-several-", "selection-test");
+    String outbox = leased.name();
+    Lease lease = leased.lease();
+    DeliveryReport.Builder refusals = DeliveryReport.builder();
+    List<Long> heads = new ArrayList<>();
+    for (String group : List.of("a", "b", "c")) {
+      heads.add(leased.insert(group));
+      refusals.failed(heads.get(heads.size() - 1), "refused");
+    }
+    insertRowsGroupedBy(outbox, "case g % 3 when 0 then 'a' when 1 then 'b' else 'c' end", 900);
+    insertRows(outbox, "z", 50);
+    List<Long> behind = idsOf(outbox, "z");
+    ReadBatch first =
+        store
+            .nextBatch(lease, Ordering.GROUP, 3, true, ReadStart.FIRST_ROW, NOT_WOKEN)
+            .orElseThrow();
+    assertThat(first.envelopes()).extracting(Envelope::id).containsExactlyElementsOf(heads);
+    assertThat(
+            store.complete(
+                lease,
+                HOURLY_RETRIES.complete(BatchOutcome.decide(first.envelopes(), refusals.build()))))
+        .isTrue();
+
+    ReadBatch read =
+        store
+            .nextBatch(lease, Ordering.GROUP, 100, true, first.start().fromFirstRow(), NOT_WOKEN)
+            .orElseThrow();
+    if (!postgres()) {
+      while (read.envelopes().isEmpty()) {
+        read =
+            store
+                .nextBatch(lease, Ordering.GROUP, 100, true, read.start(), NOT_WOKEN)
+                .orElseThrow();
+      }
+      assertThat(held(outbox)).isEqualTo(900);
+      assertThat(read.envelopes()).extracting(Envelope::id).containsExactlyElementsOf(behind);
+      Sql.update("delete from outboxer_message where outbox = ?", outbox);
+      return;
+    }
+    assertThat(read.envelopes()).extracting(Envelope::id).containsExactlyElementsOf(behind);
+    assertThat(held(outbox)).isZero();
+    assertThat(read.start().unheld()).isEqualTo(heads.get(2) + 1);
+    ReadStart start = confirm(lease, read);
+
+    // b's head comes due: the next read starts at the first row, where the head and b's rows
+    // among the first hundred go out, in order, and a's and c's are held.
+    List<Long> firstRows =
+        Sql.query(
+                "select id from outboxer_message where outbox = ? and id > ? order by id limit 99",
+                outbox,
+                heads.get(2))
+            .stream()
+            .map(row -> ((Number) row[0]).longValue())
+            .toList();
+    List<Long> ofB = idsOf(outbox, "b").stream().filter(id -> id <= firstRows.get(98)).toList();
+    Sql.update("update outboxer_message set next_attempt_at = 0 where id = ?", heads.get(1));
+    read = store.nextBatch(lease, Ordering.GROUP, 100, true, start, NOT_WOKEN).orElseThrow();
+    assertThat(read.envelopes()).extracting(Envelope::id).containsExactlyElementsOf(ofB);
+    assertThat(ofB).hasSize(34).startsWith(heads.get(1));
+    assertThat(held(outbox)).isEqualTo(99 - 33);
+    assertThat(read.start().unheld()).isZero();
+    Sql.update("delete from outboxer_message where outbox = ?", outbox);
+  }
+
   /** The ids of {@code group}'s rows (null: the ungrouped rows), in order. */
   private static List<Long> idsOf(String outbox, String group) {
     return (group == null
@@ -496,9 +570,16 @@ class SelectionIT {
 
   /** Inserts {@code count} messages of {@code group} (null: ungrouped) into partition 0. */
   private static void insertRows(String outbox, String group, int count) {
+    insertRowsGroupedBy(outbox, group == null ? "null" : "'" + group + "'", count);
+  }
+
+  /**
+   * Inserts {@code count} messages into partition 0, the group of the {@code g}th (from 1) given by
+   * the SQL expression {@code key}.
+   */
+  private static void insertRowsGroupedBy(String outbox, String key, int count) {
     String insert =
         "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload) ";
-    String key = group == null ? "null" : "'" + group + "'";
     if (postgres()) {
       Sql.update(
           insert
