@@ -38,19 +38,26 @@ final class Drains {
    * server's database), and the CPU it used: timed from the wake-up to the deletion of each
    * partition's newest row (a worker deletes its rows in id order), looked up by id every 10 ms. A
    * scan for what is left would walk the index entries of the rows deleted until then, as many as
-   * the backlog, in the bench's own queries beside the product's.
+   * the backlog, in the bench's own queries beside the product's. Then every message must be on the
+   * topic (read after the drain, untimed): a drain that deleted rows without their records would
+   * otherwise be timed as a fast one.
    */
   Run product(OutboxTable table, int count) throws Exception {
     table.clear();
     List<String> wake = rig.wakeOrders();
-    Long[] newest = table.insertBacklog(Db.OUTBOX, count, groups, rig.partitions(), PAID_AT);
-    return measure(
-        count,
-        () -> {
-          rig.wakeAll(wake);
-          awaitGone(table, newest);
-          return null;
-        });
+    try (Received received = new Received(rig.kafka().bootstrapServers(), rig.topic())) {
+      Long[] newest = table.insertBacklog(Db.OUTBOX, count, groups, rig.partitions(), PAID_AT);
+      Run run =
+          measure(
+              count,
+              () -> {
+                rig.wakeAll(wake);
+                awaitGone(table, newest);
+                return null;
+              });
+      received.require(count, Rig.WAKE_KEYS, Duration.ofMinutes(1), "the product's drain");
+      return run;
+    }
   }
 
   /** Waits until no row of {@code ids} is left in {@code table}, looking every 10 ms. */

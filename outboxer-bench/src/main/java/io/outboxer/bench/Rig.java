@@ -34,9 +34,12 @@ record Rig(
   /** The outbox the limit pipeline drains: rows the server's engine does not know. */
   static final String LIMIT_OUTBOX = "limit";
 
+  /** The start of the group keys, and so of the record keys, of {@link #wakeOrders}' messages. */
+  static final String WAKE_KEYS = "order:wake-";
+
   /** Order ids that wake each partition's worker at once when paid (see {@link #wakeAll}). */
   List<String> wakeOrders() {
-    return Db.orderPerPartition("wake-", partitions);
+    return Db.orderPerPartition(WAKE_KEYS.substring("order:".length()), partitions);
   }
 
   /**
