@@ -199,12 +199,7 @@ class SelectionIT {
             .nextBatch(lease, Ordering.GROUP, 100, true, first.start().fromFirstRow(), NOT_WOKEN)
             .get();
     if (!postgres()) {
-      while (read.envelopes().isEmpty()) {
-        read =
-            store
-                .nextBatch(lease, Ordering.GROUP, 100, true, read.start(), NOT_WOKEN)
-                .orElseThrow();
-      }
+      read = readOnUntilRows(lease, read);
       assertThat(held(outbox)).isEqualTo(2500);
       assertThat(read.envelopes())
           .extracting(Envelope::id)
@@ -351,12 +346,7 @@ class SelectionIT {
             .nextBatch(lease, Ordering.GROUP, 100, true, first.start().fromFirstRow(), NOT_WOKEN)
             .orElseThrow();
     if (!postgres()) {
-      while (read.envelopes().isEmpty()) {
-        read =
-            store
-                .nextBatch(lease, Ordering.GROUP, 100, true, read.start(), NOT_WOKEN)
-                .orElseThrow();
-      }
+      read = readOnUntilRows(lease, read);
       assertThat(held(outbox)).isEqualTo(900);
       assertThat(read.envelopes()).extracting(Envelope::id).containsExactlyElementsOf(behind);
       Sql.update("delete from outboxer_message where outbox = ?", outbox);
@@ -385,6 +375,19 @@ class SelectionIT {
     assertThat(held(outbox)).isEqualTo(99 - 33);
     assertThat(read.start().unheld()).isZero();
     Sql.update("delete from outboxer_message where outbox = ?", outbox);
+  }
+
+  /**
+   * Where reads start at the first row (SQLite), a read that held rows as it met them ends with an
+   * empty batch that asks to be read on: the worker's reads from {@code read} on, until one has
+   * rows.
+   */
+  private ReadBatch readOnUntilRows(Lease lease, ReadBatch read) {
+    while (read.envelopes().isEmpty()) {
+      read =
+          store.nextBatch(lease, Ordering.GROUP, 100, true, read.start(), NOT_WOKEN).orElseThrow();
+    }
+    return read;
   }
 
   /** The ids of {@code group}'s rows (null: the ungrouped rows), in order. */
