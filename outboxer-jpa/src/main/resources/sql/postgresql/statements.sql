@@ -134,9 +134,10 @@ select k.g,
     or exists (select 1 from outboxer_message m
                 where m.outbox = :outbox and m.partition_no = :partition and m.state = 1)
 
--- The id list is read in a sub-select, evaluated once at execution: planned for its parameters
--- (ADR 0017), the list as a constant would be folded into an array of a thousand elements and each
--- estimated, which cost several times the planning of the rest. The plan is the same index scan.
+-- The id list is read in a sub-select, evaluated once at execution. Planned for its parameters (ADR
+-- 0017), the list as an expression would be folded into a constant array and each of a batch's
+-- thousand elements estimated: 0.4 to 0.6 ms of planning against 0.16. The plan is the same index
+-- scan of the primary key.
 -- name: HOLD_ROWS
 update outboxer_message set state = 1
  where state = 0 and id = any(cast((select translate(:ids, '[]', '{}')) as bigint[]))
