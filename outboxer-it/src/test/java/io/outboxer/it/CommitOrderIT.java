@@ -455,21 +455,24 @@ class CommitOrderIT {
     Lease lease = leased.lease();
     // On one connection, enough runs for the driver to prepare the statements on the server (at
     // the fifth) and for PostgreSQL to turn to a generic plan (after five more): none on the outbox
-    // does. One transaction keeps the connection; each read and completion starts with the
-    // setting a transaction of its own starts with.
+    // does. One transaction keeps the connection, and runs nothing but the store's reads and
+    // completions (the rows are written before it); each starts with the setting a transaction of
+    // its own starts with.
+    for (int i = 0; i < 20; i++) {
+      leased.insert("g" + i);
+    }
     tx.begin();
     try {
       TransactionSetting.Plans before = setting.plans("outboxer_message");
       TransactionSetting.Plans fencesBefore = setting.plans("outboxer_lease");
       for (int i = 0; i < 20; i++) {
-        leased.insert("g" + i);
         setting.reset("plan_cache_mode");
         List<Envelope> read =
             store
-                .nextBatch(lease, Ordering.GROUP, 10, true, ReadStart.FIRST_ROW, NOT_WOKEN)
+                .nextBatch(lease, Ordering.GROUP, 1, true, ReadStart.FIRST_ROW, NOT_WOKEN)
                 .orElseThrow()
                 .envelopes();
-        assertThat(read).hasSize(1);
+        assertThat(read).extracting(Envelope::groupKey).containsExactly("g" + i);
         setting.reset("plan_cache_mode");
         Completion delivered = new Completion(List.of(read.get(0).id()), List.of(), List.of());
         assertThat(store.complete(lease, delivered)).isTrue();
@@ -485,6 +488,7 @@ class CommitOrderIT {
           .isPositive();
     } finally {
       tx.rollback();
+      Sql.update("delete from outboxer_message where outbox = ?", leased.name());
     }
   }
 
