@@ -279,9 +279,9 @@ class SelectionIT {
     LeasedOutbox leased = LeasedOutbox.take(leases, "it-many-", "selection-test");
     String outbox = leased.name();
     Lease lease = leased.lease();
-    DeliveryReport.Builder refusals = DeliveryReport.builder();
+    List<Long> heads = new ArrayList<>();
     for (int g = 0; g < 20; g++) {
-      refusals.failed(leased.insert("g" + g), "refused");
+      heads.add(leased.insert("g" + g));
     }
     for (int i = 0; i < 100; i++) {
       leased.insert("g" + (i % 20));
@@ -292,11 +292,7 @@ class SelectionIT {
             .nextBatch(lease, Ordering.GROUP, 20, true, ReadStart.FIRST_ROW, NOT_WOKEN)
             .orElseThrow();
     assertThat(first.envelopes()).hasSize(20);
-    assertThat(
-            store.complete(
-                lease,
-                HOURLY_RETRIES.complete(BatchOutcome.decide(first.envelopes(), refusals.build()))))
-        .isTrue();
+    failHeads(lease, first.envelopes(), heads);
 
     ReadBatch read =
         store
@@ -321,11 +317,9 @@ class SelectionIT {
     LeasedOutbox leased = LeasedOutbox.take(leases, "it-several-", "selection-test");
     String outbox = leased.name();
     Lease lease = leased.lease();
-    DeliveryReport.Builder refusals = DeliveryReport.builder();
     List<Long> heads = new ArrayList<>();
     for (String group : List.of("a", "b", "c")) {
       heads.add(leased.insert(group));
-      refusals.failed(heads.get(heads.size() - 1), "refused");
     }
     insertRowsGroupedBy(outbox, "case g % 3 when 0 then 'a' when 1 then 'b' else 'c' end", 900);
     insertRows(outbox, "z", 50);
@@ -335,11 +329,7 @@ class SelectionIT {
             .nextBatch(lease, Ordering.GROUP, 3, true, ReadStart.FIRST_ROW, NOT_WOKEN)
             .orElseThrow();
     assertThat(first.envelopes()).extracting(Envelope::id).containsExactlyElementsOf(heads);
-    assertThat(
-            store.complete(
-                lease,
-                HOURLY_RETRIES.complete(BatchOutcome.decide(first.envelopes(), refusals.build()))))
-        .isTrue();
+    failHeads(lease, first.envelopes(), heads);
 
     ReadBatch read =
         store
@@ -405,8 +395,16 @@ class SelectionIT {
 
   /** Records {@code batch}'s delivery with its {@code head} refused, retried in an hour. */
   private void failHead(Lease lease, List<Envelope> batch, long head) {
-    DeliveryReport report = DeliveryReport.builder().failed(head, "refused").build();
-    assertThat(store.complete(lease, HOURLY_RETRIES.complete(BatchOutcome.decide(batch, report))))
+    failHeads(lease, batch, List.of(head));
+  }
+
+  /** Records {@code batch}'s delivery with its {@code heads} refused, retried in an hour. */
+  private void failHeads(Lease lease, List<Envelope> batch, List<Long> heads) {
+    DeliveryReport.Builder report = DeliveryReport.builder();
+    heads.forEach(head -> report.failed(head, "refused"));
+    assertThat(
+            store.complete(
+                lease, HOURLY_RETRIES.complete(BatchOutcome.decide(batch, report.build()))))
         .isTrue();
   }
 
