@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -18,14 +17,11 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ProducerState;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.awaitility.core.ConditionTimeoutException;
 
 /**
@@ -48,19 +44,8 @@ final class Arrivals implements AutoCloseable {
 
   Arrivals(String bootstrap, String topic) {
     this.bootstrap = bootstrap;
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-" + UUID.randomUUID());
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    consumer = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
-    partitions =
-        consumer.partitionsFor(topic).stream()
-            .map((PartitionInfo i) -> new TopicPartition(topic, i.partition()))
-            .toList();
-    consumer.assign(partitions);
-    consumer.seekToEnd(partitions);
-    partitions.forEach(consumer::position); // fixes the start before any message is sent
+    consumer = Received.atEnd(bootstrap, topic);
+    partitions = List.copyOf(consumer.assignment());
     poller = new Thread(this::poll, "arrivals-" + topic);
     poller.start();
   }

@@ -25,13 +25,21 @@ final class Received implements AutoCloseable {
   private final Set<Long> ids = new HashSet<>();
 
   Received(String bootstrap, String topic) {
+    consumer = atEnd(bootstrap, topic);
+  }
+
+  /**
+   * A {@code read_committed} consumer of every partition of {@code topic}, positioned at their end
+   * now, before anything more is sent.
+   */
+  static KafkaConsumer<String, String> atEnd(String bootstrap, String topic) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-received-" + UUID.randomUUID());
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-" + UUID.randomUUID());
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10000");
-    consumer = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+    KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer());
     List<TopicPartition> partitions =
         consumer.partitionsFor(topic).stream()
             .map(i -> new TopicPartition(topic, i.partition()))
@@ -39,6 +47,7 @@ final class Received implements AutoCloseable {
     consumer.assign(partitions);
     consumer.seekToEnd(partitions);
     partitions.forEach(consumer::position); // fixes the start before anything is sent
+    return consumer;
   }
 
   /**
