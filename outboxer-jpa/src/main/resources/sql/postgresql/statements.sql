@@ -114,9 +114,20 @@ select id, group_key, message_type, payload, attempts, trace_parent from outboxe
         or group_key <> all(array(select jsonb_array_elements_text(cast(:groups as jsonb)))))
  order by state, id limit :limit
 
--- Per group of the batch: its waiting head, its first held row and its head due again. Without a
--- waiting head or a held row in the partition no group is blocked and none holds rows, so a
--- healthy partition answers with no row after two index probes instead of three per group.
+-- Whether a group of the partition is blocked (1) or not (0): a waiting head or a held row, two
+-- index probes. Only the partition's lease holder makes a head wait (in a completion) or holds rows
+-- (in a batch read, those of a blocked group), and an operator's repair waits for the lease row
+-- that a batch read locks first: a partition without a blocked group has none until the read's
+-- transaction ends, whose reads then skip BLOCKED_FROM and its list of a thousand group keys.
+-- name: PARTITION_BLOCKED
+select cast(exists (select 1 from outboxer_message m
+                     where m.outbox = :outbox and m.partition_no = :partition and m.state = 3)
+         or exists (select 1 from outboxer_message m
+                     where m.outbox = :outbox and m.partition_no = :partition and m.state = 1)
+            as integer)
+
+-- Per group of the batch, where PARTITION_BLOCKED found a blocked group: its waiting head, its
+-- first held row and its head due again, one index entry each.
 -- name: BLOCKED_FROM
 select k.g,
        (select m.id from outboxer_message m
@@ -129,10 +140,6 @@ select k.g,
          where m.outbox = :outbox and m.partition_no = :partition and m.state = 0
            and m.attempts > 0 and m.group_key = k.g limit 1)
   from jsonb_array_elements_text(cast(:groups as jsonb)) as k(g)
- where exists (select 1 from outboxer_message m
-                where m.outbox = :outbox and m.partition_no = :partition and m.state = 3)
-    or exists (select 1 from outboxer_message m
-                where m.outbox = :outbox and m.partition_no = :partition and m.state = 1)
 
 -- The id list is read in a sub-select, evaluated once at execution. Planned for its parameters (ADR
 -- 0017), the list as an expression would be folded into a constant array and each of a batch's

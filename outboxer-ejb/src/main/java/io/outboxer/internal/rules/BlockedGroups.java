@@ -19,7 +19,7 @@ public final class BlockedGroups {
 
   /** The distinct group keys of {@code batch}, in the order they first appear. */
   public static List<String> groupsOf(List<Envelope> batch) {
-    Set<String> groups = new LinkedHashSet<>();
+    Set<String> groups = new LinkedHashSet<>(batch.size() * 4 / 3 + 1);
     for (Envelope e : batch) {
       if (e.groupKey() != null) {
         groups.add(e.groupKey());

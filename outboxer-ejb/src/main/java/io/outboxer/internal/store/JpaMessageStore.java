@@ -104,6 +104,7 @@ public class JpaMessageStore implements MessageStore {
     // The groups whose rows this transaction read past without holding them: the reads after
     // leave their rows out, which their statement passes in one walk of the index (ADR 0016).
     Set<String> readPast = new LinkedHashSet<>();
+    PartitionBlocked partitionBlocked = new PartitionBlocked(lease);
     int heldReads = 0;
     while (true) {
       List<Envelope> read =
@@ -112,7 +113,7 @@ public class JpaMessageStore implements MessageStore {
       if (ordering != Ordering.GROUP) {
         return Optional.of(new ReadBatch(read, new ReadStart(from, repairs), full));
       }
-      Map<String, BlockedGroups.Heads> heads = heads(lease, read);
+      Map<String, BlockedGroups.Heads> heads = heads(lease, read, partitionBlocked);
       List<String> orphaned = BlockedGroups.orphaned(heads);
       if (!orphaned.isEmpty()) {
         // Held rows whose group has no failing head any more: released, and the batch read again
@@ -140,7 +141,8 @@ public class JpaMessageStore implements MessageStore {
       if (read.isEmpty()) {
         return Optional.of(
             unheld > 0
-                ? holdReadPast(lease, batchSize, from, unheld, bound, repairs, woken)
+                ? holdReadPast(
+                    lease, batchSize, from, unheld, bound, repairs, partitionBlocked, woken)
                 : new ReadBatch(List.of(), new ReadStart(from, repairs), false));
       }
       // A batch made only of rows behind blocked heads is read past or held, and read on at once,
@@ -177,6 +179,7 @@ public class JpaMessageStore implements MessageStore {
       long unheld,
       long bound,
       long repairs,
+      PartitionBlocked partitionBlocked,
       BooleanSupplier woken) {
     long next = unheld;
     for (int reads = 0; reads < HELD_READS_PER_TRANSACTION; reads++) {
@@ -186,7 +189,7 @@ public class JpaMessageStore implements MessageStore {
       List<Envelope> read =
           readReady(
               lease.outbox(), lease.partition(), Ordering.GROUP, batchSize, next, bound, Set.of());
-      Map<String, BlockedGroups.Heads> heads = heads(lease, read);
+      Map<String, BlockedGroups.Heads> heads = heads(lease, read, partitionBlocked);
       List<String> orphaned = BlockedGroups.orphaned(heads);
       if (!orphaned.isEmpty()) {
         orphaned.forEach(group -> releaseGroup(lease, group));
@@ -284,13 +287,17 @@ public class JpaMessageStore implements MessageStore {
 
   /**
    * Per group of {@code batch} with a failing head or held rows, what the database holds of its
-   * failure. Two index probes when the partition has no waiting head and no held row (then no group
-   * is blocked), else three per group, each one entry deep: the cost depends on the batch, never on
-   * how many rows a blocked group holds.
+   * failure. Nothing to look up where the partition has no blocked group, else three index probes
+   * per group, each one entry deep: the cost depends on the batch, never on how many rows a blocked
+   * group holds.
    */
-  private Map<String, BlockedGroups.Heads> heads(Lease lease, List<Envelope> batch) {
-    List<String> groups = BlockedGroups.groupsOf(batch);
+  private Map<String, BlockedGroups.Heads> heads(
+      Lease lease, List<Envelope> batch, PartitionBlocked partitionBlocked) {
     Map<String, BlockedGroups.Heads> heads = new HashMap<>();
+    if (batch.isEmpty() || !partitionBlocked.any()) {
+      return heads;
+    }
+    List<String> groups = BlockedGroups.groupsOf(batch);
     if (groups.isEmpty()) {
       return heads;
     }
@@ -309,6 +316,38 @@ public class JpaMessageStore implements MessageStore {
       }
     }
     return heads;
+  }
+
+  /**
+   * Whether the partition has a blocked group (a waiting head or held rows), asked at most once per
+   * batch read's transaction, when its first batch is read (PARTITION_BLOCKED). The answer holds
+   * until the transaction ends: only the partition's lease holder makes a head wait or holds rows,
+   * in transactions fenced by the lease row that this one has locked, for which an operator's
+   * repair waits too; and this transaction holds rows only of a group already blocked. Where no
+   * group is blocked, a batch read never sends its thousand group keys to look up their heads.
+   */
+  private final class PartitionBlocked {
+    private final Lease lease;
+    private Boolean any;
+
+    PartitionBlocked(Lease lease) {
+      this.lease = lease;
+    }
+
+    boolean any() {
+      if (any == null) {
+        any =
+            sql.number(
+                        Sql.PARTITION_BLOCKED,
+                        "outbox",
+                        lease.outbox(),
+                        "partition",
+                        lease.partition())
+                    .intValue()
+                == 1;
+      }
+      return any;
+    }
   }
 
   private static Long id(Object value) {

@@ -43,6 +43,12 @@ public enum Sql {
    * always start at the first row.
    */
   READ_READY_PAST_BLOCKED(true),
+  /**
+   * Whether the partition has a blocked group: a waiting head or held rows. Asked once per batch
+   * read's transaction, before the first lookup of its groups' heads (BLOCKED_FROM), which a
+   * partition without one never needs.
+   */
+  PARTITION_BLOCKED,
   BLOCKED_FROM,
   HOLD_ROWS,
   FENCE,

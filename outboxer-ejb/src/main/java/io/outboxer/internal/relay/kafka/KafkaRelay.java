@@ -10,6 +10,7 @@ import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -38,6 +39,8 @@ import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -253,7 +256,7 @@ public final class KafkaRelay implements BudgetedRelay {
   private TransactionRounds.Round sendInTransaction(
       Producer<String, String> producer, List<Envelope> records, Deadline deadline) {
     producer.beginTransaction();
-    Map<Long, Future<RecordMetadata>> sent = new LinkedHashMap<>();
+    Map<Long, Future<RecordMetadata>> sent = new LinkedHashMap<>(records.size() * 4 / 3 + 1);
     Map<Long, Throwable> errors = new LinkedHashMap<>();
     Set<Long> refusedAtSend = new HashSet<>();
     for (Envelope e : records) {
@@ -400,15 +403,19 @@ public final class KafkaRelay implements BudgetedRelay {
   }
 
   private ProducerRecord<String, String> toRecord(Envelope e) {
-    ProducerRecord<String, String> record = new ProducerRecord<>(topic, e.groupKey(), e.payload());
-    record.headers().add(ID, Long.toString(e.id()).getBytes(StandardCharsets.UTF_8));
-    record.headers().add(OUTBOX, e.outbox().getBytes(StandardCharsets.UTF_8));
-    record.headers().add(TYPE, e.type().getBytes(StandardCharsets.UTF_8));
-    record.headers().add(ATTEMPT, Integer.toString(e.attempt()).getBytes(StandardCharsets.UTF_8));
+    List<Header> headers = new ArrayList<>(5);
+    headers.add(header(ID, Long.toString(e.id())));
+    headers.add(header(OUTBOX, e.outbox()));
+    headers.add(header(TYPE, e.type()));
+    headers.add(header(ATTEMPT, Integer.toString(e.attempt())));
     if (e.traceParent() != null) {
-      record.headers().add(TRACE_PARENT, e.traceParent().getBytes(StandardCharsets.UTF_8));
+      headers.add(header(TRACE_PARENT, e.traceParent()));
     }
-    return record;
+    return new ProducerRecord<>(topic, null, e.groupKey(), e.payload(), headers);
+  }
+
+  private static Header header(String key, String value) {
+    return new RecordHeader(key, value.getBytes(StandardCharsets.UTF_8));
   }
 
   /** Closes {@code producer} without waiting for what it still has to send. */
