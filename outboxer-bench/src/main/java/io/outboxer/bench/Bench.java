@@ -31,7 +31,10 @@ import java.util.concurrent.Callable;
 public final class Bench {
 
   static final int PARTITIONS = 8;
-  static final int BATCH_SIZE = 1000;
+
+  /** The product's default {@code batch-size}, which the limit pipelines take too. */
+  static final int BATCH_SIZE = 2000;
+
   static final String TOPIC = "outboxer-bench";
   static final String DIRECT_TOPIC = "bench-direct";
 

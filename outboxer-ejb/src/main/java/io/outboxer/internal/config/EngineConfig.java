@@ -157,7 +157,7 @@ public record EngineConfig(
           reader.string(p + "backoff.max").orElse(""),
           "must not be shorter than " + p + "backoff.min (" + backoffMin.toMillis() + "ms)");
     }
-    int batchSize = reader.integer(p + "batch-size", 1000, 1, 10_000);
+    int batchSize = reader.integer(p + "batch-size", 2000, 1, 10_000);
     boolean serializeWrites = reader.bool(p + "serialize-writes", false);
     boolean waitForWriters = reader.bool(p + "wait-for-writers", true);
     String relay =

@@ -17,7 +17,7 @@ import java.util.Map;
  *     number of failed attempts after which a message is dead
  * @param backoffMin {@code backoff.min}: the first retry delay, default 1s
  * @param backoffMax {@code backoff.max}: the longest retry delay, default 60s
- * @param batchSize {@code batch-size}: messages per relay call and per transaction, default 1000
+ * @param batchSize {@code batch-size}: messages per relay call and per transaction, default 2000
  * @param serializeWrites {@code serialize-writes}: take a group lock before inserting (PostgreSQL)
  * @param waitForWriters {@code wait-for-writers}: workers hand over nothing that a transaction
  *     still in flight could commit a lower id behind (PostgreSQL, ADR 0010), default true

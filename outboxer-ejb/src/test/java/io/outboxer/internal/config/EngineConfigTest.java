@@ -36,7 +36,7 @@ class EngineConfigTest {
     assertThat(orders.retryPolicy().retriesForever()).isTrue();
     assertThat(orders.backoffMin()).isEqualTo(Duration.ofSeconds(1));
     assertThat(orders.backoffMax()).isEqualTo(Duration.ofSeconds(60));
-    assertThat(orders.batchSize()).isEqualTo(1000);
+    assertThat(orders.batchSize()).isEqualTo(2000);
     assertThat(orders.serializeWrites()).isFalse();
     assertThat(orders.waitForWriters()).isTrue();
     assertThat(orders.waitsForWriters()).isTrue();
