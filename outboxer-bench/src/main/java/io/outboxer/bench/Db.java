@@ -183,6 +183,32 @@ final class Db implements AutoCloseable, OutboxTable {
   }
 
   /**
+   * Inserts a backlog of dead messages: as {@link #insertNewest} does, with every row made dead in
+   * the same transaction, so that no worker's poll can deliver any of it before an operator revives
+   * it.
+   *
+   * @return the newest id of each partition that got rows
+   */
+  Long[] insertDead(String outbox, int count, int groups, int partitions, String paidAt)
+      throws SQLException {
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      long before = lastId(c);
+      insertRows(c, outbox, count, groups, 0, partitions, -1, paidAt);
+      try (PreparedStatement dead =
+          c.prepareStatement("update outboxer_message set state = 2 where outbox = ? and id > ?")) {
+        dead.setString(1, outbox);
+        dead.setLong(2, before);
+        dead.executeUpdate();
+      }
+      analyze(c);
+      Long[] newest = newest(c, outbox, before);
+      c.commit();
+      return newest;
+    }
+  }
+
+  /**
    * Inserts a backlog as {@link #insert} does (and analyzes the table) and, in the same transaction
    * (before any worker can see it), finds per partition the last id of each of its first {@code
    * windows} windows of {@code perPartition} rows, and how many rows each window holds (fewer when

@@ -69,48 +69,32 @@ final class Drains {
 
   /**
    * Messages per second of the product's drain of {@code count} messages of {@code outbox}, which
-   * its workers find at their next poll (nothing wakes them): timed from the first batch's deletion
-   * to the end, over the rows left then.
+   * its workers find only once it is revived. The backlog is written dead (in the transaction that
+   * inserts it, before any poll can see it) and revived by the admin API (one statement, whose
+   * commit wakes every partition, as an operator's would): timed from the revive's answer to the
+   * deletion of each partition's newest row, looked up by id every 10 ms.
    */
-  Run polled(String outbox, int count) throws Exception {
+  Run revived(String outbox, int count) throws Exception {
     rig.db().clear();
-    rig.db().insert(outbox, count, groups, 0, rig.partitions(), PAID_AT);
-    long[] left = new long[1];
+    Long[] newest = rig.db().insertDead(outbox, count, groups, rig.partitions(), PAID_AT);
     return measure(
-        0,
+        count,
         () -> {
-          left[0] = awaitFirstDeletion(outbox, count);
-          Start started = now();
-          awaitDrained(() -> !rig.db().anyLeft(outbox));
-          return started;
-        },
-        () -> left[0]);
+          rig.reviveDead(outbox, count);
+          Start start = now();
+          awaitGone(rig.db(), newest);
+          return start;
+        });
   }
 
   /**
    * P1 into JMS: the product's drain of {@code count} messages of the outbox {@link
-   * Scenarios#JMS_OUTBOX}, which nothing in the demo publishes to, so that no commit wakes its
-   * workers. The backlog is written dead and revived by the admin API (one statement, whose commit
-   * wakes every partition, as an operator's would): timed from the revive's answer to the deletion
-   * of each partition's newest row, looked up by id every 10 ms. The queue is emptied before.
+   * Scenarios#JMS_OUTBOX}, {@link #revived revived} from dead; the queue is emptied before, and
+   * must hold every message after.
    */
   Run productIntoJms(int count, JmsLimit limit) throws Exception {
     limit.purge();
-    rig.db().clear();
-    Long[] newest =
-        rig.db().insertBacklog(Scenarios.JMS_OUTBOX, count, groups, rig.partitions(), PAID_AT);
-    rig.db()
-        .execute(
-            "update outboxer_message set state = 2 where outbox = '" + Scenarios.JMS_OUTBOX + "'");
-    Run run =
-        measure(
-            count,
-            () -> {
-              rig.reviveDead(Scenarios.JMS_OUTBOX, count);
-              Start start = now();
-              awaitGone(rig.db(), newest);
-              return start;
-            });
+    Run run = revived(Scenarios.JMS_OUTBOX, count);
     long queued = limit.purge();
     if (queued < count) {
       throw new IllegalStateException("the queue held " + queued + " of " + count + " messages");
