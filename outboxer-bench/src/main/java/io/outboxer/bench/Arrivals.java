@@ -2,6 +2,7 @@ package io.outboxer.bench;
 
 import static org.awaitility.Awaitility.await;
 
+import io.outboxer.internal.relay.kafka.KafkaRelay;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -55,7 +56,7 @@ final class Arrivals implements AutoCloseable {
       for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(20))) {
         long now = System.nanoTime();
         returned.put(r.partition(), r.offset());
-        Header id = r.headers().lastHeader("outboxer-id");
+        Header id = r.headers().lastHeader(KafkaRelay.ID);
         if (id != null) {
           arrived.put(Long.parseLong(new String(id.value(), StandardCharsets.UTF_8)), now);
         }

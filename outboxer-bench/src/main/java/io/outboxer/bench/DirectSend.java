@@ -1,5 +1,6 @@
 package io.outboxer.bench;
 
+import io.outboxer.internal.relay.kafka.KafkaRelay;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -93,7 +94,7 @@ final class DirectSend {
                               + "\",\"paidAt\":\"2026-01-01T00:00:00Z\"}");
                   record
                       .headers()
-                      .add("outboxer-id", Long.toString(id).getBytes(StandardCharsets.UTF_8));
+                      .add(KafkaRelay.ID, Long.toString(id).getBytes(StandardCharsets.UTF_8));
                   if (transactional) {
                     Pooled pooled = producers.take();
                     try {

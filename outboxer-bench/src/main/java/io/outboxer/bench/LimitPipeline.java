@@ -1,5 +1,6 @@
 package io.outboxer.bench;
 
+import io.outboxer.internal.relay.kafka.KafkaRelay;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -181,13 +182,13 @@ final class LimitPipeline implements AutoCloseable {
       ResultSet row, long id, String outbox, Integer topicPartition) throws Exception {
     ProducerRecord<String, String> record =
         new ProducerRecord<>(topic, topicPartition, row.getString(2), row.getString(4));
-    record.headers().add("outboxer-id", Long.toString(id).getBytes(StandardCharsets.UTF_8));
-    record.headers().add("outboxer-outbox", outbox.getBytes(StandardCharsets.UTF_8));
-    record.headers().add("outboxer-type", row.getString(3).getBytes(StandardCharsets.UTF_8));
+    record.headers().add(KafkaRelay.ID, Long.toString(id).getBytes(StandardCharsets.UTF_8));
+    record.headers().add(KafkaRelay.OUTBOX, outbox.getBytes(StandardCharsets.UTF_8));
+    record.headers().add(KafkaRelay.TYPE, row.getString(3).getBytes(StandardCharsets.UTF_8));
     record
         .headers()
         .add(
-            "outboxer-attempt",
+            KafkaRelay.ATTEMPT,
             Integer.toString(row.getInt(5) + 1).getBytes(StandardCharsets.UTF_8));
     return record;
   }

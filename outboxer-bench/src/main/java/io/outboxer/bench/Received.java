@@ -1,5 +1,6 @@
 package io.outboxer.bench;
 
+import io.outboxer.internal.relay.kafka.KafkaRelay;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
@@ -70,7 +71,7 @@ final class Received implements AutoCloseable {
                 + " s");
       }
       for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
-        Header id = r.headers().lastHeader("outboxer-id");
+        Header id = r.headers().lastHeader(KafkaRelay.ID);
         if (id != null && (r.key() == null || !r.key().startsWith(leftOut))) {
           ids.add(Long.parseLong(new String(id.value(), StandardCharsets.UTF_8)));
         }
