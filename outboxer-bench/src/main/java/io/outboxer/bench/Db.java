@@ -171,35 +171,41 @@ final class Db implements AutoCloseable, OutboxTable {
   Long[] insertNewest(
       String outbox, int count, int groups, int firstOrder, int partitions, String paidAt)
       throws SQLException {
-    try (Connection c = connect()) {
-      c.setAutoCommit(false);
-      long before = lastId(c);
-      insertRows(c, outbox, count, groups, firstOrder, partitions, -1, paidAt);
-      analyze(c);
-      Long[] newest = newest(c, outbox, before);
-      c.commit();
-      return newest;
-    }
+    return insertNewest(outbox, count, groups, firstOrder, partitions, paidAt, false);
   }
 
   /**
-   * Inserts a backlog of dead messages: as {@link #insertNewest} does, with every row made dead in
-   * the same transaction, so that no worker's poll can deliver any of it before an operator revives
-   * it.
+   * Inserts a backlog of dead messages as {@link #insertNewest} does: every row is made dead in the
+   * same transaction, so that no worker's poll can deliver any of it before an operator revives it.
    *
    * @return the newest id of each partition that got rows
    */
   Long[] insertDead(String outbox, int count, int groups, int partitions, String paidAt)
       throws SQLException {
+    return insertNewest(outbox, count, groups, 0, partitions, paidAt, true);
+  }
+
+  private Long[] insertNewest(
+      String outbox,
+      int count,
+      int groups,
+      int firstOrder,
+      int partitions,
+      String paidAt,
+      boolean dead)
+      throws SQLException {
     try (Connection c = connect()) {
       c.setAutoCommit(false);
       long before = lastId(c);
-      insertRows(c, outbox, count, groups, 0, partitions, -1, paidAt);
-      try (PreparedStatement dead =
-          c.prepareStatement("update outboxer_message set state = 2 where outbox = ? and id > ?")) {
-        dead.setString(1, outbox);
-        dead.setLong(2, before);
-        dead.executeUpdate();
+      insertRows(c, outbox, count, groups, firstOrder, partitions, -1, paidAt);
+      if (dead) {
+        try (PreparedStatement update =
+            c.prepareStatement(
+                "update outboxer_message set state = 2 where outbox = ? and id > ?")) {
+          update.setString(1, outbox);
+          update.setLong(2, before);
+          update.executeUpdate();
+        }
       }
       analyze(c);
       Long[] newest = newest(c, outbox, before);
