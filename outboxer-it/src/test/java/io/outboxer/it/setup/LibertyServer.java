@@ -118,6 +118,14 @@ public final class LibertyServer {
     run("start", env, "--clean");
   }
 
+  /**
+   * Starts the server again as it was last started, without clearing what Liberty resolved then:
+   * seconds faster than {@link #start}, for a server whose variables have not changed.
+   */
+  public void startAgain() throws Exception {
+    run("start", Map.of());
+  }
+
   /** Ends the server's process as a crash would (SIGKILL), and waits until it is gone. */
   public void kill() throws Exception {
     ProcessHandle process = process();
