@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.Config;
 
@@ -37,6 +38,7 @@ public class OutboxerRuntime {
   private EngineConfig settings;
   private final Map<String, String> refused = new ConcurrentHashMap<>();
   private final Map<String, String> unavailableRelays = new ConcurrentHashMap<>();
+  private volatile Supplier<Map<String, String>> stalls = Map::of;
 
   @PostConstruct
   void read() {
@@ -93,6 +95,23 @@ public class OutboxerRuntime {
   /** The partitions whose relay is unavailable now, as {@code <outbox>.partition.<n>}, with why. */
   public Map<String, String> unavailableRelays() {
     return Collections.unmodifiableMap(new TreeMap<>(unavailableRelays));
+  }
+
+  /**
+   * Where the partitions that stalled are asked for: the engine's workers, which know when each
+   * last made progress. Asked by whoever reads them (readiness, a metrics scrape), never by a
+   * thread of the engine's, which a stall could hold too.
+   */
+  public void watchStalls(Supplier<Map<String, String>> stalledPartitions) {
+    stalls = stalledPartitions;
+  }
+
+  /**
+   * The partitions whose worker made no progress (no read, completion or run ended) for longer than
+   * the engine allows, as {@code <outbox>.partition.<n>}, with for how long.
+   */
+  public Map<String, String> stalledPartitions() {
+    return new TreeMap<>(stalls.get());
   }
 
   /** Asks the worker of a partition to look for rows now: a transaction just committed some. */

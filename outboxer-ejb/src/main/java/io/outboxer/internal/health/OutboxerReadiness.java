@@ -13,10 +13,11 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 
 /**
- * Ready when the database answers, Outboxer's tables exist and no outbox was refused at startup (a
- * changed partition count on a live backlog). Partitions whose relay is unavailable are listed in
- * the data, without making the server unready, and so is, per partition, the oldest publishing
- * transaction still in flight, which holds back the partition's rows from its id on (ADR 0010).
+ * Ready when the database answers, Outboxer's tables exist, no outbox was refused at startup (a
+ * changed partition count on a live backlog) and no partition's worker stalled (made no progress
+ * for minutes, docs/operations.md). Partitions whose relay is unavailable are listed in the data,
+ * without making the server unready, and so is, per partition, the oldest publishing transaction
+ * still in flight, which holds back the partition's rows from its id on (ADR 0010).
  *
  * <p>The admin web module publishes it as the server's readiness check ({@code
  * io.outboxer.web.ReadinessCheck}): Liberty asks each web module of an EAR for its checks, and
@@ -44,6 +45,10 @@ public class OutboxerReadiness implements HealthCheck {
     // A destination's outage is shown but keeps the server ready: taking the application out of
     // the load balancer would not bring the destination back.
     runtime.unavailableRelays().forEach((where, why) -> response.withData("relay." + where, why));
+    // A stalled worker delivers nothing until what holds it ends, or the server is restarted.
+    runtime
+        .stalledPartitions()
+        .forEach((where, why) -> response.down().withData("stalled." + where, why));
     if (problem == null) {
       for (OutboxConfig outbox : runtime.settings().outboxes().values()) {
         if (outbox.waitsForWriters()) {

@@ -1,5 +1,6 @@
 package io.outboxer.internal.telemetry;
 
+import io.outboxer.internal.config.OutboxerRuntime;
 import io.outboxer.internal.store.Backlog;
 import io.outboxer.internal.store.BacklogStore;
 import jakarta.annotation.Resource;
@@ -52,6 +53,7 @@ public class OutboxMetrics {
 
   @Inject private MetricRegistry registry;
   @Inject private BacklogStore backlogs;
+  @Inject private OutboxerRuntime runtime;
   @Resource private TransactionSynchronizationRegistry transactions;
   @Resource private ManagedExecutorService executor;
 
@@ -106,6 +108,7 @@ public class OutboxMetrics {
         MetricUnits.NONE,
         Backlog::heldGroups);
     gaugeSeconds(outbox);
+    stalledGauge(outbox);
     counter("published", outbox); // registered now, so that it is scraped as 0 before the first
     Counter delivered = counter("delivered", outbox);
     Counter failed = counter("failed", outbox);
@@ -178,6 +181,27 @@ public class OutboxMetrics {
             .build(),
         outbox,
         b -> b.oldestPendingMillis() / 1000.0);
+  }
+
+  /**
+   * The partitions of {@code outbox} whose worker stalled: read from the workers, not the database.
+   */
+  private void stalledGauge(String outbox) {
+    String prefix = outbox + ".partition.";
+    try {
+      registry.gauge(
+          Metadata.builder()
+              .withName("outboxer.stalled.partitions")
+              .withDescription(
+                  "Partitions whose worker made no progress for minutes, on this server")
+              .withUnit(MetricUnits.NONE)
+              .build(),
+          runtime,
+          r -> r.stalledPartitions().keySet().stream().filter(k -> k.startsWith(prefix)).count(),
+          tag(outbox));
+    } catch (IllegalArgumentException e) {
+      LOG.fine("gauge outboxer.stalled.partitions of outbox " + outbox + " exists: " + e);
+    }
   }
 
   private void register(Metadata metadata, String outbox, Function<Backlog, Double> value) {

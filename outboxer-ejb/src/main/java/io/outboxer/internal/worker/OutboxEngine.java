@@ -27,6 +27,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -50,7 +51,17 @@ import java.util.logging.Logger;
 public class OutboxEngine {
 
   private static final Logger LOG = Logger.getLogger(OutboxEngine.class.getName());
+
+  /** How long stopping waits, in all, for the workers' runs under way to end. */
   private static final Duration STOP_WAIT = Duration.ofSeconds(10);
+
+  /**
+   * How long a worker may make no progress before readiness and the metric {@code
+   * outboxer_stalled_partitions} name its partition: above the longest wait that ends by itself (a
+   * connection from the pool, 60 s on SQLite; the engine's turn on SQLite, 30 s; a relay call, a
+   * third of the lease ttl).
+   */
+  static final Duration STALL_AFTER = Duration.ofMinutes(2);
 
   @Resource private ManagedScheduledExecutorService executor;
   @Inject private OutboxerRuntime runtime;
@@ -137,6 +148,7 @@ public class OutboxEngine {
       LOG.info("OUTBOXER-0003 outboxer.delivery.enabled=false: this server publishes only");
       return;
     }
+    runtime.watchStalls(this::stalledPartitions);
     heartbeat();
     long heartbeat = terms.heartbeatInterval().toMillis();
     polls.add(
@@ -167,23 +179,69 @@ public class OutboxEngine {
         });
   }
 
+  /**
+   * The partitions whose worker made no progress for longer than {@link #STALL_AFTER}, as {@code
+   * <outbox>.partition.<n>}, with for how long.
+   */
+  private Map<String, String> stalledPartitions() {
+    Map<String, String> stalled = new LinkedHashMap<>();
+    workers.forEach(
+        (outbox, partitionWorkers) -> {
+          for (int p = 0; p < partitionWorkers.length; p++) {
+            Duration silent = partitionWorkers[p].silentFor();
+            if (silent.compareTo(STALL_AFTER) > 0) {
+              stalled.put(
+                  outbox + ".partition." + p,
+                  "OUTBOXER-3013 its worker made no progress for "
+                      + silent.toSeconds()
+                      + " s: no batch read, completion or run ended (see the server's threads)");
+            }
+          }
+        });
+    return stalled;
+  }
+
+  /**
+   * Stops the workers: their polls first, then each run under way after its current batch, all
+   * within {@link #STOP_WAIT} together; a worker still busy then (stuck in a wait) keeps its lease,
+   * which expires by itself, and the application stops all the same.
+   */
   @PreDestroy
   void stop() {
     polls.forEach(f -> f.cancel(false));
-    for (PartitionWorker[] partitionWorkers : workers.values()) {
-      for (PartitionWorker worker : partitionWorkers) {
-        worker.stop(STOP_WAIT);
-      }
-    }
+    // Every worker first, without waiting: the idle ones give their lease back at once, and none
+    // starts a batch while another's run is waited for.
+    workers.values().forEach(ws -> Arrays.stream(ws).forEach(w -> w.stop(Duration.ZERO)));
+    long stopBy = System.nanoTime() + STOP_WAIT.toNanos();
+    workers.forEach(
+        (outbox, partitionWorkers) -> {
+          for (int p = 0; p < partitionWorkers.length; p++) {
+            Duration left = Duration.ofNanos(Math.max(0, stopBy - System.nanoTime()));
+            if (!partitionWorkers[p].stop(left)) {
+              LOG.warning(
+                  "OUTBOXER-3014 the worker of outbox "
+                      + outbox
+                      + " partition "
+                      + p
+                      + " was still in a run when the application stopped, "
+                      + STOP_WAIT.toSeconds()
+                      + " s after it was asked to: its lease expires by itself");
+            }
+          }
+        });
     if (settings.deliveryEnabled()) {
       for (String outbox : shares.keySet()) {
         try {
           leases.leave(outbox, settings.nodeId());
         } catch (RuntimeException e) {
+          // The next would wait as long: the heartbeats left are forgotten after ten lease ttls.
           LOG.log(
               Level.WARNING,
-              "OUTBOXER-3009 node could not remove its heartbeat of outbox " + outbox,
+              "OUTBOXER-3009 node could not remove its heartbeat of outbox "
+                  + outbox
+                  + " nor tried its other outboxes'",
               e);
+          break;
         }
       }
     }

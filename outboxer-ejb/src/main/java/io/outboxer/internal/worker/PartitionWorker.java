@@ -52,6 +52,15 @@ public final class PartitionWorker implements Runnable {
   private final ReentrantLock running = new ReentrantLock();
   private final AtomicBoolean wakeRequested = new AtomicBoolean();
   private volatile boolean stopped;
+
+  /**
+   * When the worker last made progress, by {@link #clock}: a batch read or a completion answered,
+   * or a run ended, whatever its outcome. A worker that holds no lease still ends a run at every
+   * poll; one that is stuck (in a wait that does not end, or never run by a starved executor) does
+   * not.
+   */
+  private volatile long progressAt;
+
   private Lease lease;
   private Deadline renewal;
 
@@ -90,6 +99,7 @@ public final class PartitionWorker implements Runnable {
     this.outage =
         new RelayOutage(
             "outbox " + outbox.name() + " partition " + partition, retryPolicy, clock, outages);
+    this.progressAt = clock.getAsLong();
   }
 
   /**
@@ -131,10 +141,32 @@ public final class PartitionWorker implements Runnable {
                 + partition
                 + " failed",
             e);
+      } catch (Error e) {
+        // Thrown out of the run, it would end the partition's poll for good (the executor cancels
+        // a periodic task that throws) while this node still counted the lease as its own.
+        start = ReadStart.FIRST_ROW;
+        LOG.log(
+            Level.SEVERE,
+            "OUTBOXER-3015 worker of outbox "
+                + outbox.name()
+                + " partition "
+                + partition
+                + " failed with an error; it gives its lease back and runs again at the next poll",
+            e);
+        letLeaseGo();
       } finally {
+        progressAt = clock.getAsLong();
         running.unlock();
       }
     }
+  }
+
+  /**
+   * How long the worker has made no progress (see {@link #progressAt}); zero once it is stopped,
+   * since a stopped worker has nothing more to do.
+   */
+  Duration silentFor() {
+    return stopped ? Duration.ZERO : Duration.ofNanos(clock.getAsLong() - progressAt);
   }
 
   private void drain() {
@@ -149,6 +181,7 @@ public final class PartitionWorker implements Runnable {
               outbox.waitsForWriters(),
               start,
               wakeRequested::get);
+      progressAt = clock.getAsLong();
       if (read.isEmpty()) {
         lostLease("before a batch; nothing was read");
         return;
@@ -184,7 +217,9 @@ public final class PartitionWorker implements Runnable {
           completion.failures().isEmpty()
               && completion.release().isEmpty()
               && completion.delete().size() == batch.size();
-      if (messages.complete(lease, completion)) {
+      boolean recorded = messages.complete(lease, completion);
+      progressAt = clock.getAsLong();
+      if (recorded) {
         // Past the batch when its rows were all deleted, as none of them can become ready again
         // by this worker; otherwise from the first row, where the rows it failed, released or
         // left pending lie.
@@ -323,32 +358,59 @@ public final class PartitionWorker implements Runnable {
     dropLease();
   }
 
+  /** Gives the lease back after a run ended by an {@link Error}, whatever the database says. */
+  private void letLeaseGo() {
+    if (lease == null) {
+      return;
+    }
+    Lease held = lease;
+    dropLease();
+    events.lease(LeaseChange.HANDED_BACK);
+    try {
+      leases.release(held);
+    } catch (RuntimeException | Error e) {
+      LOG.log(
+          Level.WARNING,
+          "OUTBOXER-3006 could not give back the lease of outbox "
+              + outbox.name()
+              + " partition "
+              + partition
+              + "; it expires by itself",
+          e);
+    }
+  }
+
   private void dropLease() {
     lease = null;
     share.giveBack();
   }
 
-  /** Stops after the current batch and gives the lease back. */
-  void stop(Duration wait) {
+  /**
+   * Stops after the current batch and gives the lease back, waiting at most {@code wait} for a run
+   * under way; false when that run had not ended by then (its lease then expires by itself).
+   */
+  boolean stop(Duration wait) {
     stopped = true;
     try {
-      if (running.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) {
-        try {
-          if (lease != null) {
-            Lease released = lease;
-            dropLease();
-            leases.release(released);
-            events.lease(LeaseChange.HANDED_BACK);
-          }
-        } finally {
-          running.unlock();
+      if (!running.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+        return false;
+      }
+      try {
+        if (lease != null) {
+          Lease released = lease;
+          dropLease();
+          leases.release(released);
+          events.lease(LeaseChange.HANDED_BACK);
         }
+      } finally {
+        running.unlock();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "OUTBOXER-3006 could not release a lease at shutdown", e);
     }
+    return true;
   }
 
   /** The lease this worker holds, or null (for tests). */

@@ -320,6 +320,135 @@ class PartitionWorkerTest {
   }
 
   @Test
+  void aWorkerStuckInARelayCallMakesNoProgressUntilTheCallReturns() throws Exception {
+    store.add(1, "g");
+    CountDownLatch called = new CountDownLatch(1);
+    CountDownLatch answer = new CountDownLatch(1);
+    Relay stuck =
+        batch -> {
+          called.countDown();
+          try {
+            answer.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return confirmAll.deliver(batch);
+        };
+    PartitionWorker worker = worker(0, stuck, new NodeShare(1));
+    Thread run = new Thread(worker);
+    run.start();
+    assertThat(called.await(10, TimeUnit.SECONDS)).isTrue();
+
+    advance(Duration.ofMinutes(3));
+    Duration silentWhileStuck = worker.silentFor();
+    answer.countDown();
+    run.join(10_000);
+
+    assertThat(silentWhileStuck).isEqualTo(Duration.ofMinutes(3));
+    assertThat(worker.silentFor()).as("once the run ended").isZero();
+  }
+
+  @Test
+  void anIdleWorkerMakesProgressAtEveryRunAndAStoppedOneIsNeverSilent() {
+    PartitionWorker worker = worker(0, confirmAll, new NodeShare(1));
+    advance(Duration.ofMinutes(3));
+    assertThat(worker.silentFor()).isEqualTo(Duration.ofMinutes(3));
+
+    worker.run();
+    assertThat(worker.silentFor()).isZero();
+
+    advance(Duration.ofMinutes(3));
+    worker.stop(Duration.ofSeconds(1));
+    assertThat(worker.silentFor()).isZero();
+  }
+
+  @Test
+  void stoppingGivesUpOnARunThatDoesNotEndWithinItsWaitAndKeepsTheLease() throws Exception {
+    store.add(1, "g");
+    CountDownLatch called = new CountDownLatch(1);
+    CountDownLatch answer = new CountDownLatch(1);
+    Relay stuck =
+        batch -> {
+          called.countDown();
+          try {
+            answer.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return confirmAll.deliver(batch);
+        };
+    PartitionWorker worker = worker(0, stuck, new NodeShare(1));
+    Thread run = new Thread(worker);
+    run.start();
+    assertThat(called.await(10, TimeUnit.SECONDS)).isTrue();
+
+    long before = System.nanoTime();
+    boolean stopped = worker.stop(Duration.ofMillis(200));
+    long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
+    answer.countDown();
+    run.join(10_000);
+
+    assertThat(stopped).isFalse();
+    assertThat(waitedMillis).isBetween(200L, 5_000L);
+    assertThat(store.owner(0)).as("the lease, left to expire").isEqualTo("node-a");
+    assertThat(worker.stop(Duration.ofSeconds(1))).isTrue();
+    assertThat(store.owner(0)).as("given back once the run ended").isNull();
+  }
+
+  @Test
+  void aRunEndedByAnErrorIsLoggedGivesItsLeaseBackAndTheNextRunDeliversAgain() {
+    store.add(1, "g");
+    store.add(2, "h");
+    List<LogRecord> logged = new ArrayList<>();
+    Handler handler =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            logged.add(record);
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    Logger log = Logger.getLogger(PartitionWorker.class.getName());
+    log.addHandler(handler);
+    NodeShare share = new NodeShare(1);
+    AtomicLong calls = new AtomicLong();
+    Relay errsOnce =
+        batch -> {
+          if (calls.incrementAndGet() == 1) {
+            throw new NoClassDefFoundError("io/example/Missing");
+          }
+          return confirmAll.deliver(batch);
+        };
+    PartitionWorker worker = worker(0, errsOnce, share);
+    try {
+      worker.run();
+    } finally {
+      log.removeHandler(handler);
+    }
+
+    assertThat(logged)
+        .filteredOn(r -> r.getLevel() == Level.SEVERE)
+        .extracting(LogRecord::getMessage)
+        .singleElement()
+        .asString()
+        .startsWith("OUTBOXER-3015 worker of outbox orders partition 0 failed with an error");
+    assertThat(worker.lease()).isNull();
+    assertThat(share.held()).isZero();
+    assertThat(store.owner(0)).as("the lease, given back in the database").isNull();
+    assertThat(store.rows).containsOnlyKeys(1L, 2L);
+
+    worker.run();
+
+    assertThat(store.rows).isEmpty();
+    assertThat(delivered.stream().flatMap(List::stream)).containsExactly(1L, 2L);
+  }
+
+  @Test
   void aFailureOfTheLastAllowedAttemptIsReportedDead() {
     OutboxConfig oneAttempt =
         new OutboxConfig(
