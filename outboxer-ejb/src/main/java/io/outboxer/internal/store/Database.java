@@ -3,6 +3,7 @@ package io.outboxer.internal.store;
 import io.outboxer.OutboxException;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
@@ -11,6 +12,9 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
 import java.util.logging.Logger;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import javax.sql.DataSource;
 
 /** Outboxer's data source ({@code jdbc/outboxer}), its dialect and its schema. */
@@ -18,6 +22,7 @@ import javax.sql.DataSource;
 public class Database {
 
   private static final Logger LOG = Logger.getLogger(Database.class.getName());
+  private static final String JNDI_NAME = "jdbc/outboxer";
   private static final String[] TABLES = {
     "outboxer_message", "outboxer_outbox", "outboxer_lease", "outboxer_node", "outboxer_inbox"
   };
@@ -145,6 +150,35 @@ public class Database {
   private static boolean hasColumn(Connection c, String table, String column) throws SQLException {
     try (ResultSet columns = c.getMetaData().getColumns(null, null, table, column)) {
       return columns.next();
+    }
+  }
+
+  /**
+   * Aborts every connection of {@code jdbc/outboxer}'s pool, in use or not, through Liberty's
+   * connection manager MBean ({@code purgePoolContents("abort")}): the pool then opens new ones.
+   * For a pool that lost track of its connection (ADR 0018), which no release will ever free.
+   *
+   * @return false when the server has no such MBean (not Liberty), true once the pool was purged
+   */
+  public boolean purgePool() {
+    MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+    try {
+      for (ObjectName manager :
+          server.queryNames(
+              new ObjectName("WebSphere:type=com.ibm.ws.jca.cm.mbean.ConnectionManagerMBean,*"),
+              null)) {
+        if (JNDI_NAME.equals(manager.getKeyProperty("jndiName"))) {
+          server.invoke(
+              manager,
+              "purgePoolContents",
+              new Object[] {"abort"},
+              new String[] {String.class.getName()});
+          return true;
+        }
+      }
+      return false;
+    } catch (JMException e) {
+      throw new OutboxException("OUTBOXER-1011 cannot purge the pool of " + JNDI_NAME, e);
     }
   }
 

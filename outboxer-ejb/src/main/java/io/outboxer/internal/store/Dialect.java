@@ -12,16 +12,26 @@ import java.util.Map;
  * sql/<database>/statements.sql}.
  */
 public enum Dialect {
-  POSTGRESQL("postgresql"),
+  POSTGRESQL("postgresql", false),
 
   /** One writer at a time: writes are serialized by the database itself, no lock is needed. */
-  SQLITE("sqlite");
+  SQLITE("sqlite", true);
 
   private final String folder;
+  private final boolean oneWriter;
   private volatile Map<Sql, String> statements;
 
-  Dialect(String folder) {
+  Dialect(String folder, boolean oneWriter) {
     this.folder = folder;
+    this.oneWriter = oneWriter;
+  }
+
+  /**
+   * True when the database takes one writing transaction at a time: the engine's transactions then
+   * take turns ({@link EngineTurns}).
+   */
+  public boolean oneWriter() {
+    return oneWriter;
   }
 
   /** The dialect of a database, by its JDBC product name. */

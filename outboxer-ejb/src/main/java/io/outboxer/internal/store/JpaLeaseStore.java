@@ -6,8 +6,12 @@ import jakarta.transaction.Transactional;
 import java.time.Duration;
 import java.util.Optional;
 
-/** Partition records, leases and heartbeats through the dialect's statements. */
+/**
+ * Partition records, leases and heartbeats through the dialect's statements, each call an {@link
+ * EngineTransaction}.
+ */
 @ApplicationScoped
+@EngineTransaction
 @Transactional
 public class JpaLeaseStore implements LeaseStore {
 

@@ -19,7 +19,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
 
-/** The message rows through Hibernate and the dialect's statements. */
+/**
+ * The message rows through Hibernate and the dialect's statements: a publish's in the caller's
+ * transaction, the engine's reads and completions each an {@link EngineTransaction}.
+ */
 @ApplicationScoped
 public class JpaMessageStore implements MessageStore {
 
@@ -61,6 +64,7 @@ public class JpaMessageStore implements MessageStore {
   }
 
   @Override
+  @EngineTransaction
   @Transactional
   public Optional<ReadBatch> nextBatch(
       Lease lease,
@@ -211,6 +215,7 @@ public class JpaMessageStore implements MessageStore {
   }
 
   @Override
+  @EngineTransaction
   @Transactional
   public int releaseHeld(String outbox) {
     sql.update(Sql.MARK_REPAIR_ALL, "outbox", outbox);
@@ -355,6 +360,7 @@ public class JpaMessageStore implements MessageStore {
   }
 
   @Override
+  @EngineTransaction
   @Transactional
   public boolean complete(Lease lease, Completion completion) {
     if (sql.updateFenced(Sql.FENCE, lease) != 1) {
