@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.outboxer.internal.store.Database;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.Sql;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import javax.naming.InitialContext;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.EnterpriseArchive;
@@ -36,10 +36,10 @@ class PoolHealingIT {
   @Inject Database database;
   @Inject UserTransaction tx;
 
-  @Resource ManagedExecutorService executor;
-
   @Test
   void aPurgeAbortsTheConnectionATransactionHoldsAndThePoolServesANewOne() throws Exception {
+    ManagedExecutorService executor =
+        InitialContext.doLookup("java:comp/DefaultManagedExecutorService");
     CountDownLatch holding = new CountDownLatch(1);
     CountDownLatch purged = new CountDownLatch(1);
     Future<Long> holder =
