@@ -319,29 +319,43 @@ class PartitionWorkerTest {
         .containsExactly("lease TAKEN", "call 250ms", "completed 1/2/0", "lease HANDED_BACK");
   }
 
+  /** A relay whose call confirms its batch only once the test lets it answer. */
+  private final class StuckRelay implements Relay {
+    private final CountDownLatch called = new CountDownLatch(1);
+    private final CountDownLatch answer = new CountDownLatch(1);
+
+    @Override
+    public DeliveryReport deliver(List<Envelope> batch) {
+      called.countDown();
+      try {
+        answer.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return confirmAll.deliver(batch);
+    }
+
+    void awaitCalled() throws InterruptedException {
+      assertThat(called.await(10, TimeUnit.SECONDS)).as("the relay called").isTrue();
+    }
+
+    void answer() {
+      answer.countDown();
+    }
+  }
+
   @Test
   void aWorkerStuckInARelayCallMakesNoProgressUntilTheCallReturns() throws Exception {
     store.add(1, "g");
-    CountDownLatch called = new CountDownLatch(1);
-    CountDownLatch answer = new CountDownLatch(1);
-    Relay stuck =
-        batch -> {
-          called.countDown();
-          try {
-            answer.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return confirmAll.deliver(batch);
-        };
+    StuckRelay stuck = new StuckRelay();
     PartitionWorker worker = worker(0, stuck, new NodeShare(1));
     Thread run = new Thread(worker);
     run.start();
-    assertThat(called.await(10, TimeUnit.SECONDS)).isTrue();
+    stuck.awaitCalled();
 
     advance(Duration.ofMinutes(3));
     Duration silentWhileStuck = worker.silentFor();
-    answer.countDown();
+    stuck.answer();
     run.join(10_000);
 
     assertThat(silentWhileStuck).isEqualTo(Duration.ofMinutes(3));
@@ -365,27 +379,16 @@ class PartitionWorkerTest {
   @Test
   void stoppingGivesUpOnARunThatDoesNotEndWithinItsWaitAndKeepsTheLease() throws Exception {
     store.add(1, "g");
-    CountDownLatch called = new CountDownLatch(1);
-    CountDownLatch answer = new CountDownLatch(1);
-    Relay stuck =
-        batch -> {
-          called.countDown();
-          try {
-            answer.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-          return confirmAll.deliver(batch);
-        };
+    StuckRelay stuck = new StuckRelay();
     PartitionWorker worker = worker(0, stuck, new NodeShare(1));
     Thread run = new Thread(worker);
     run.start();
-    assertThat(called.await(10, TimeUnit.SECONDS)).isTrue();
+    stuck.awaitCalled();
 
     long before = System.nanoTime();
     boolean stopped = worker.stop(Duration.ofMillis(200));
     long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
-    answer.countDown();
+    stuck.answer();
     run.join(10_000);
 
     assertThat(stopped).isFalse();
