@@ -319,6 +319,32 @@ class PartitionWorkerTest {
         .containsExactly("lease TAKEN", "call 250ms", "completed 1/2/0", "lease HANDED_BACK");
   }
 
+  /** What {@code worker}'s logger recorded while it ran once. */
+  private static List<LogRecord> logsOf(PartitionWorker worker) {
+    List<LogRecord> logged = new ArrayList<>();
+    Handler handler =
+        new Handler() {
+          @Override
+          public void publish(LogRecord record) {
+            logged.add(record);
+          }
+
+          @Override
+          public void flush() {}
+
+          @Override
+          public void close() {}
+        };
+    Logger log = Logger.getLogger(PartitionWorker.class.getName());
+    log.addHandler(handler);
+    try {
+      worker.run();
+    } finally {
+      log.removeHandler(handler);
+    }
+    return logged;
+  }
+
   /** A relay whose call confirms its batch only once the test lets it answer. */
   private final class StuckRelay implements Relay {
     private final CountDownLatch called = new CountDownLatch(1);
@@ -402,22 +428,6 @@ class PartitionWorkerTest {
   void aRunEndedByAnErrorIsLoggedGivesItsLeaseBackAndTheNextRunDeliversAgain() {
     store.add(1, "g");
     store.add(2, "h");
-    List<LogRecord> logged = new ArrayList<>();
-    Handler handler =
-        new Handler() {
-          @Override
-          public void publish(LogRecord record) {
-            logged.add(record);
-          }
-
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
-    Logger log = Logger.getLogger(PartitionWorker.class.getName());
-    log.addHandler(handler);
     NodeShare share = new NodeShare(1);
     AtomicLong calls = new AtomicLong();
     Relay errsOnce =
@@ -428,11 +438,7 @@ class PartitionWorkerTest {
           return confirmAll.deliver(batch);
         };
     PartitionWorker worker = worker(0, errsOnce, share);
-    try {
-      worker.run();
-    } finally {
-      log.removeHandler(handler);
-    }
+    List<LogRecord> logged = logsOf(worker);
 
     assertThat(logged)
         .filteredOn(r -> r.getLevel() == Level.SEVERE)
@@ -646,27 +652,7 @@ class PartitionWorkerTest {
           return DeliveryReport.builder().confirmed(1).failed(2, "refused").build();
         };
     PartitionWorker worker = worker(0, overrunning, new NodeShare(1));
-    List<LogRecord> logged = new ArrayList<>();
-    Handler handler =
-        new Handler() {
-          @Override
-          public void publish(LogRecord record) {
-            logged.add(record);
-          }
-
-          @Override
-          public void flush() {}
-
-          @Override
-          public void close() {}
-        };
-    Logger log = Logger.getLogger(PartitionWorker.class.getName());
-    log.addHandler(handler);
-    try {
-      worker.run();
-    } finally {
-      log.removeHandler(handler);
-    }
+    List<LogRecord> logged = logsOf(worker);
 
     assertThat(store.completions).as("nothing recorded").hasValue(0);
     assertThat(store.rows).containsOnlyKeys(1L, 2L);
