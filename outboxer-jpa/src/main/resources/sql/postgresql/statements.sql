@@ -54,8 +54,8 @@ with l as materialized (
     from pg_locks
    where locktype = 'advisory' and objsubid = 2 and mode = 'ShareLock' and granted
      and database = (select oid from pg_database where datname = current_database()))
-select distinct on (p.k2) p.k2, (i.k1 << 32) | i.k2, p.pid,
-       cast(extract(epoch from clock_timestamp() - a.xact_start) * 1000 as bigint)
+select distinct on (p.k2) p.k2 as partition_no, (i.k1 << 32) | i.k2 as bound, p.pid as pid,
+       cast(extract(epoch from clock_timestamp() - a.xact_start) * 1000 as bigint) as open_millis
   from l p
   join l i on i.tx = p.tx and i.k1 < 2147483648
   left join pg_stat_activity a on a.pid = p.pid
@@ -129,16 +129,16 @@ select cast(exists (select 1 from outboxer_message m
 -- Per group of the batch, where PARTITION_BLOCKED found a blocked group: its waiting head, its
 -- first held row and its head due again, one index entry each.
 -- name: BLOCKED_FROM
-select k.g,
+select k.g as group_key,
        (select m.id from outboxer_message m
          where m.outbox = :outbox and m.partition_no = :partition and m.state = 3
-           and m.group_key = k.g limit 1),
+           and m.group_key = k.g limit 1) as waiting,
        (select m.id from outboxer_message m
          where m.outbox = :outbox and m.partition_no = :partition and m.state = 1
-           and m.group_key = k.g order by m.id limit 1),
+           and m.group_key = k.g order by m.id limit 1) as first_held,
        (select m.id from outboxer_message m
          where m.outbox = :outbox and m.partition_no = :partition and m.state = 0
-           and m.attempts > 0 and m.group_key = k.g limit 1)
+           and m.attempts > 0 and m.group_key = k.g limit 1) as due_again
   from jsonb_array_elements_text(cast(:groups as jsonb)) as k(g)
 
 -- The id list is read in a sub-select, evaluated once at execution. Planned for its parameters (ADR
@@ -263,7 +263,7 @@ select count(*) from outboxer_node
 delete from outboxer_node where outbox = :outbox and node_id = :node
 
 -- name: COUNT_BY_STATE
-select partition_no, state, count(*) from outboxer_message where outbox = :outbox
+select partition_no, state, count(*) as messages from outboxer_message where outbox = :outbox
  group by partition_no, state
 
 -- name: FIND_MESSAGE
@@ -333,11 +333,12 @@ alter table outboxer_lease add column if not exists repairs bigint not null defa
 
 -- name: BACKLOG
 select outbox,
-       count(*) filter (where state <> 2),
-       count(*) filter (where state = 2),
-       min(created_at) filter (where state <> 2),
-       count(distinct group_key) filter (where state = 3 or (state = 0 and attempts > 0)),
-       (extract(epoch from now()) * 1000)::bigint
+       count(*) filter (where state <> 2) as pending,
+       count(*) filter (where state = 2) as dead,
+       min(created_at) filter (where state <> 2) as oldest_created_at,
+       count(distinct group_key) filter (where state = 3 or (state = 0 and attempts > 0))
+         as failing_groups,
+       (extract(epoch from now()) * 1000)::bigint as now_millis
   from outboxer_message group by outbox
 
 -- name: INBOX_CLAIM

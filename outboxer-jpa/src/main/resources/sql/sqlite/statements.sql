@@ -38,16 +38,16 @@ select exists (select 1 from outboxer_message m
 -- Per group of the batch, where PARTITION_BLOCKED found a blocked group: its waiting head, its
 -- first held row and its head due again, one index entry each.
 -- name: BLOCKED_FROM
-select k.g,
+select k.g as group_key,
        (select m.id from outboxer_message m
          where m.outbox = :outbox and m.partition_no = :partition and m.state = 3
-           and m.group_key = k.g limit 1),
+           and m.group_key = k.g limit 1) as waiting,
        (select m.id from outboxer_message m
          where m.outbox = :outbox and m.partition_no = :partition and m.state = 1
-           and m.group_key = k.g order by m.id limit 1),
+           and m.group_key = k.g order by m.id limit 1) as first_held,
        (select m.id from outboxer_message m
          where m.outbox = :outbox and m.partition_no = :partition and m.state = 0
-           and m.attempts > 0 and m.group_key = k.g limit 1)
+           and m.attempts > 0 and m.group_key = k.g limit 1) as due_again
   from (select value as g from json_each(:groups)) as k
 
 -- name: HOLD_ROWS
@@ -154,7 +154,7 @@ select count(*) from outboxer_node
 delete from outboxer_node where outbox = :outbox and node_id = :node
 
 -- name: COUNT_BY_STATE
-select partition_no, state, count(*) from outboxer_message where outbox = :outbox
+select partition_no, state, count(*) as messages from outboxer_message where outbox = :outbox
  group by partition_no, state
 
 -- name: FIND_MESSAGE
@@ -211,11 +211,12 @@ alter table outboxer_lease add column repairs integer not null default 0
 
 -- name: BACKLOG
 select outbox,
-       sum(case when state <> 2 then 1 else 0 end),
-       sum(case when state = 2 then 1 else 0 end),
-       min(case when state <> 2 then created_at end),
-       count(distinct case when state = 3 or (state = 0 and attempts > 0) then group_key end),
-       cast(unixepoch('subsec') * 1000 as integer)
+       sum(case when state <> 2 then 1 else 0 end) as pending,
+       sum(case when state = 2 then 1 else 0 end) as dead,
+       min(case when state <> 2 then created_at end) as oldest_created_at,
+       count(distinct case when state = 3 or (state = 0 and attempts > 0) then group_key end)
+         as failing_groups,
+       cast(unixepoch('subsec') * 1000 as integer) as now_millis
   from outboxer_message group by outbox
 
 -- name: INBOX_CLAIM

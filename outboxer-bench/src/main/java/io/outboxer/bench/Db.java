@@ -1,6 +1,7 @@
 package io.outboxer.bench;
 
 import io.outboxer.internal.rules.Partitioner;
+import io.outboxer.internal.store.RowState;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -201,7 +202,9 @@ final class Db implements AutoCloseable, OutboxTable {
       if (dead) {
         try (PreparedStatement update =
             c.prepareStatement(
-                "update outboxer_message set state = 2 where outbox = ? and id > ?")) {
+                "update outboxer_message set state = "
+                    + RowState.DEAD.code()
+                    + " where outbox = ? and id > ?")) {
           update.setString(1, outbox);
           update.setLong(2, before);
           update.executeUpdate();

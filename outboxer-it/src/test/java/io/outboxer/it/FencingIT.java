@@ -6,12 +6,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxer.internal.rules.BatchOutcome;
 import io.outboxer.internal.rules.Ordering;
+import io.outboxer.internal.rules.ReadStart;
 import io.outboxer.internal.rules.RetryPolicy;
 import io.outboxer.internal.store.AdminStore;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
-import io.outboxer.internal.store.ReadStart;
 import io.outboxer.internal.store.RowState;
 import io.outboxer.internal.store.StoredMessage;
 import io.outboxer.it.support.Deployments;
@@ -152,7 +152,9 @@ class FencingIT {
     assertThat(messages.releaseHeld(outbox)).isEqualTo(2);
     assertThat(
             Sql.number(
-                "select count(*) from outboxer_message where outbox = ? and state = 1", outbox))
+                "select count(*) from outboxer_message where outbox = ? and state = "
+                    + RowState.HELD.code(),
+                outbox))
         .isZero();
   }
 
@@ -220,7 +222,11 @@ class FencingIT {
 
     tx.begin();
     assertThat(batch(lease)).extracting(Envelope::id).containsExactly(message);
-    Sql.update("update outboxer_message set state = 2, attempts = 3 where id = ?", message);
+    Sql.update(
+        "update outboxer_message set state = "
+            + RowState.DEAD.code()
+            + ", attempts = 3 where id = ?",
+        message);
     if (!Sql.database().equals("postgresql")) {
       tx.commit();
       assertThat(revive.call().state()).isEqualTo(RowState.DEAD);

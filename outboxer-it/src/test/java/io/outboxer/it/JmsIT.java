@@ -3,6 +3,7 @@ package io.outboxer.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxer.internal.store.RowState;
 import io.outboxer.it.jms.OrderedListener;
 import io.outboxer.it.jms.OrderedListener.Consumed;
 import io.outboxer.it.support.Bulk;
@@ -123,7 +124,9 @@ class JmsIT extends RelayScenarios {
       assertThat(
               Sql.query(
                   "select id from outboxer_message where group_key like ?"
-                      + " and (attempts > 0 or state <> 0)",
+                      + " and (attempts > 0 or state <> "
+                      + RowState.READY.code()
+                      + ")",
                   run + "%"))
           .as("the 30 that did not fit: ready, never charged")
           .isEmpty();

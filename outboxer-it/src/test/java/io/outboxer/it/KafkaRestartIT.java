@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.outboxer.Outbox;
 import io.outboxer.OutboxAdmin;
+import io.outboxer.internal.store.RowState;
 import io.outboxer.it.setup.TestServices;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
@@ -118,7 +119,9 @@ class KafkaRestartIT {
     assertThat(
             count(
                 "select count(*) from outboxer_message where outbox = 'it-kafka-restart'"
-                    + " and (attempts > 0 or state <> 0)"))
+                    + " and (attempts > 0 or state <> "
+                    + RowState.READY.code()
+                    + ")"))
         .as("no message charged, none dead")
         .isZero();
     TestServices.kafka().start();

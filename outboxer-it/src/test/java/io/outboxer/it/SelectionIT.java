@@ -5,13 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxer.internal.rules.BatchOutcome;
 import io.outboxer.internal.rules.Ordering;
+import io.outboxer.internal.rules.ReadBatch;
+import io.outboxer.internal.rules.ReadStart;
 import io.outboxer.internal.store.AdminStore;
 import io.outboxer.internal.store.Dialect;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
-import io.outboxer.internal.store.ReadBatch;
-import io.outboxer.internal.store.ReadStart;
+import io.outboxer.internal.store.RowState;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.LeasedOutbox;
 import io.outboxer.it.support.Sql;
@@ -609,7 +610,9 @@ class SelectionIT {
 
   private static long held(String outbox) {
     return Sql.number(
-        "select count(*) from outboxer_message where outbox = ? and state = 1", outbox);
+        "select count(*) from outboxer_message where outbox = ? and state = "
+            + RowState.HELD.code(),
+        outbox);
   }
 
   private long[] tableReads() {

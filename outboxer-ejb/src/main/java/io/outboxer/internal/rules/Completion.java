@@ -13,6 +13,14 @@ import java.util.List;
  */
 public record Completion(List<Long> delete, List<String> release, List<Failure> failures) {
 
+  /**
+   * True when this completion of a batch of {@code batchSize} messages deletes every one of them
+   * and changes nothing else: no failure recorded, no group released.
+   */
+  public boolean deletesAll(int batchSize) {
+    return failures.isEmpty() && release.isEmpty() && delete.size() == batchSize;
+  }
+
   /** What happens to a message's group once its failure is recorded. */
   public enum GroupEffect {
     /**

@@ -4,7 +4,6 @@ import io.outboxer.MessageDetails;
 import io.outboxer.PartitionLease;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.time.Instant;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -20,11 +19,10 @@ public class JpaAdminStore implements AdminStore {
   @Override
   public Map<Integer, Map<RowState, Long>> countByPartition(String outbox) {
     Map<Integer, Map<RowState, Long>> counts = new HashMap<>();
-    for (Object[] row : sql.rows(Sql.COUNT_BY_STATE, "outbox", outbox)) {
+    for (ResultRow row : sql.rows(Sql.COUNT_BY_STATE, "outbox", outbox)) {
       counts
-          .computeIfAbsent(((Number) row[0]).intValue(), p -> new EnumMap<>(RowState.class))
-          .merge(
-              RowState.of(((Number) row[1]).intValue()), ((Number) row[2]).longValue(), Long::sum);
+          .computeIfAbsent(row.integer("partition_no"), p -> new EnumMap<>(RowState.class))
+          .merge(RowState.of(row.integer("state")), row.number("messages"), Long::sum);
     }
     return counts;
   }
@@ -35,10 +33,10 @@ public class JpaAdminStore implements AdminStore {
         .map(
             r ->
                 new PartitionLease(
-                    ((Number) r[0]).intValue(),
-                    (String) r[1],
-                    ((Number) r[2]).longValue(),
-                    Instant.ofEpochMilli(((Number) r[3]).longValue())))
+                    r.integer("partition_no"),
+                    r.text("owner"),
+                    r.number("epoch"),
+                    r.instant("expires_at")))
         .toList();
   }
 
@@ -59,38 +57,33 @@ public class JpaAdminStore implements AdminStore {
         .map(
             r ->
                 new MessageDetails(
-                    ((Number) r[0]).longValue(),
-                    ((Number) r[1]).intValue(),
-                    (String) r[2],
-                    (String) r[3],
-                    RowState.of(((Number) r[4]).intValue()).asMessageState(),
-                    ((Number) r[5]).intValue(),
-                    instant(r[6]),
-                    instant(r[7]),
-                    instant(r[8]),
-                    (String) r[9]))
+                    r.number("id"),
+                    r.integer("partition_no"),
+                    r.text("group_key"),
+                    r.text("message_type"),
+                    RowState.of(r.integer("state")).asMessageState(),
+                    r.integer("attempts"),
+                    r.instant("created_at"),
+                    r.instant("last_attempt_at"),
+                    r.instant("next_attempt_at"),
+                    r.text("last_error")))
         .toList();
-  }
-
-  private static Instant instant(Object millis) {
-    return millis == null ? null : Instant.ofEpochMilli(((Number) millis).longValue());
   }
 
   @Override
   public Optional<StoredMessage> findForRepair(String outbox, long id) {
     sql.update(Sql.MARK_REPAIR_OF_MESSAGE, "outbox", outbox, "id", id);
-    List<Object[]> rows = sql.rows(Sql.FIND_MESSAGE, "outbox", outbox, "id", id);
-    return rows.stream()
+    return sql.rows(Sql.FIND_MESSAGE, "outbox", outbox, "id", id).stream()
         .findFirst()
         .map(
             r ->
                 new StoredMessage(
                     id,
                     outbox,
-                    ((Number) r[0]).intValue(),
-                    (String) r[1],
-                    RowState.of(((Number) r[2]).intValue()),
-                    ((Number) r[3]).intValue()));
+                    r.integer("partition_no"),
+                    r.text("group_key"),
+                    RowState.of(r.integer("state")),
+                    r.integer("attempts")));
   }
 
   @Override

@@ -16,17 +16,19 @@ public class JpaBacklogStore implements BacklogStore {
   @Transactional
   public Map<String, Backlog> backlog() {
     Map<String, Backlog> backlog = new HashMap<>();
-    for (Object[] row : sql.rows(Sql.BACKLOG)) {
-      long pending = number(row[1]);
-      long oldest = row[3] == null ? 0 : Math.max(0, number(row[5]) - number(row[3]));
+    for (ResultRow row : sql.rows(Sql.BACKLOG)) {
+      long pending = row.number("pending");
+      Long oldestCreatedAt = row.numberOrNull("oldest_created_at");
+      long oldest =
+          oldestCreatedAt == null ? 0 : Math.max(0, row.number("now_millis") - oldestCreatedAt);
       backlog.put(
-          (String) row[0],
-          new Backlog(pending, number(row[2]), pending == 0 ? 0 : oldest, number(row[4])));
+          row.text("outbox"),
+          new Backlog(
+              pending,
+              row.number("dead"),
+              pending == 0 ? 0 : oldest,
+              row.number("failing_groups")));
     }
     return backlog;
-  }
-
-  private static long number(Object value) {
-    return value == null ? 0 : ((Number) value).longValue();
   }
 }

@@ -3,6 +3,8 @@ package io.outboxer.internal.store;
 import io.outboxer.internal.entity.OutboxRecord;
 import io.outboxer.internal.rules.Completion;
 import io.outboxer.internal.rules.Ordering;
+import io.outboxer.internal.rules.ReadBatch;
+import io.outboxer.internal.rules.ReadStart;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;

@@ -7,6 +7,8 @@ import jakarta.json.spi.JsonProvider;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.Query;
+import jakarta.persistence.Tuple;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.StringJoiner;
@@ -46,6 +48,34 @@ public class NativeQueries {
   }
 
   /**
+   * Runs an insert, update or delete on {@code lease}'s partition, which it takes as {@code
+   * :outbox} and {@code :partition}; returns how many rows it changed.
+   */
+  int updatePartition(Sql statement, Lease lease, Object... parameters) {
+    return onPartition(query(statement, parameters), lease).executeUpdate();
+  }
+
+  /** Runs a query of one column on {@code lease}'s partition, likewise. */
+  @SuppressWarnings("unchecked")
+  List<Object> columnOfPartition(Sql statement, Lease lease, Object... parameters) {
+    return onPartition(query(statement, parameters), lease).getResultList();
+  }
+
+  /** Runs a query of several columns on {@code lease}'s partition, likewise. */
+  List<ResultRow> rowsOfPartition(Sql statement, Lease lease, Object... parameters) {
+    return rows(
+        onPartition(
+            bind(em.createNativeQuery(database.dialect().sql(statement), Tuple.class), parameters),
+            lease));
+  }
+
+  private static Query onPartition(Query query, Lease lease) {
+    return query
+        .setParameter("outbox", lease.outbox())
+        .setParameter("partition", lease.partition());
+  }
+
+  /**
    * Runs a statement that changes rows only while {@code lease} is valid: it takes the lease as
    * {@code :outbox}, {@code :partition}, {@code :owner} and {@code :epoch}.
    */
@@ -63,17 +93,24 @@ public class NativeQueries {
   }
 
   private Query fenced(Sql statement, Lease lease, Object... parameters) {
-    return query(statement, parameters)
-        .setParameter("outbox", lease.outbox())
-        .setParameter("partition", lease.partition())
+    return onPartition(query(statement, parameters), lease)
         .setParameter("owner", lease.owner())
         .setParameter("epoch", lease.epoch());
   }
 
-  /** Runs a query of several columns. */
-  @SuppressWarnings("unchecked")
-  List<Object[]> rows(Sql statement, Object... parameters) {
-    return query(statement, parameters).getResultList();
+  /** Runs a query of several columns, each read by its name. */
+  List<ResultRow> rows(Sql statement, Object... parameters) {
+    return rows(
+        bind(em.createNativeQuery(database.dialect().sql(statement), Tuple.class), parameters));
+  }
+
+  private static List<ResultRow> rows(Query query) {
+    List<?> tuples = query.getResultList();
+    List<ResultRow> rows = new ArrayList<>(tuples.size());
+    for (Object tuple : tuples) {
+      rows.add(new ResultRow((Tuple) tuple));
+    }
+    return rows;
   }
 
   /** Runs a query of one column. */
@@ -88,7 +125,10 @@ public class NativeQueries {
   }
 
   private Query query(Sql statement, Object... parameters) {
-    Query query = em.createNativeQuery(database.dialect().sql(statement));
+    return bind(em.createNativeQuery(database.dialect().sql(statement)), parameters);
+  }
+
+  private static Query bind(Query query, Object... parameters) {
     for (int i = 0; i < parameters.length; i += 2) {
       query.setParameter((String) parameters[i], parameters[i + 1]);
     }

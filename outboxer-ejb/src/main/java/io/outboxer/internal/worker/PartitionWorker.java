@@ -5,12 +5,12 @@ import io.outboxer.internal.rules.BatchOutcome;
 import io.outboxer.internal.rules.Completion;
 import io.outboxer.internal.rules.Deadline;
 import io.outboxer.internal.rules.LeaseTerms;
+import io.outboxer.internal.rules.ReadBatch;
+import io.outboxer.internal.rules.ReadStart;
 import io.outboxer.internal.rules.RetryPolicy;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
-import io.outboxer.internal.store.ReadBatch;
-import io.outboxer.internal.store.ReadStart;
 import io.outboxer.internal.telemetry.DeliveryEvents;
 import io.outboxer.internal.telemetry.DeliveryEvents.LeaseChange;
 import io.outboxer.spi.DeliveryReport;
@@ -213,17 +213,10 @@ public final class PartitionWorker implements Runnable {
       outage.answered();
       BatchOutcome outcome = BatchOutcome.decide(batch, report);
       Completion completion = retryPolicy.complete(outcome);
-      boolean allDeleted =
-          completion.failures().isEmpty()
-              && completion.release().isEmpty()
-              && completion.delete().size() == batch.size();
       boolean recorded = messages.complete(lease, completion);
       progressAt = clock.getAsLong();
       if (recorded) {
-        // Past the batch when its rows were all deleted, as none of them can become ready again
-        // by this worker; otherwise from the first row, where the rows it failed, released or
-        // left pending lie.
-        start = allDeleted ? start.past(batch.get(batch.size() - 1).id()) : start.fromFirstRow();
+        start = read.get().startAfter(completion);
         events.completed(
             completion.delete().size(),
             completion.failures().size(),
@@ -237,7 +230,7 @@ public final class PartitionWorker implements Runnable {
       if (outcome.confirmed().isEmpty() && outcome.failed().isEmpty()) {
         return; // the relay reported nothing: try again at the next wake-up or poll
       }
-      if (allDeleted && !read.get().full()) {
+      if (completion.deletesAll(batch.size()) && !read.get().full()) {
         // The read found every ready row and all went out: a read now would find nothing that a
         // wake-up (a commit of this server) or the poll (retries, other servers) would not
         // announce.

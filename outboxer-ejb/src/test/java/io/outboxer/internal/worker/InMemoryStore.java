@@ -3,65 +3,41 @@ package io.outboxer.internal.worker;
 import io.outboxer.internal.entity.OutboxRecord;
 import io.outboxer.internal.rules.Completion;
 import io.outboxer.internal.rules.Ordering;
-import io.outboxer.internal.rules.OrderingScope;
+import io.outboxer.internal.rules.ReadBatch;
+import io.outboxer.internal.rules.ReadStart;
+import io.outboxer.internal.rules.RowTable;
 import io.outboxer.internal.store.InFlightPublish;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
-import io.outboxer.internal.store.ReadBatch;
-import io.outboxer.internal.store.ReadStart;
-import io.outboxer.spi.Envelope;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 /**
- * The stores a worker uses, in memory, for one outbox: rows by id, leases judged by a database
- * clock the test moves, and counts of the calls a test asserts on.
+ * The stores a worker uses, in memory, for one outbox: its rows in a {@link RowTable}, read by the
+ * real batch selection; leases judged by a database clock the test moves; and counts of the calls a
+ * test asserts on.
  */
 final class InMemoryStore implements MessageStore, LeaseStore {
 
-  /** A message row. */
-  static final class Row {
-    final long id;
-    final String group;
-    int attempts;
-    boolean waiting;
-    boolean dead;
-    String lastError;
-
-    Row(long id, String group) {
-      this.id = id;
-      this.group = group;
-    }
-  }
-
   private record LeaseRow(String owner, long epoch, long expiresAtMillis) {}
 
-  final TreeMap<Long, Row> rows = new TreeMap<>();
+  private final RowTable table = new RowTable();
+  final TreeMap<Long, RowTable.Row> rows = table.rows;
   final AtomicInteger emptyReads = new AtomicInteger();
   final AtomicInteger renewals = new AtomicInteger();
   final AtomicInteger completions = new AtomicInteger();
   private final Map<Integer, LeaseRow> leases = new HashMap<>();
 
-  /** Where each batch read started, in order (the start the store used, not the one asked for). */
+  /** Where each batch read's first read of rows started (the start the selection used). */
   final List<Long> readsFrom = new ArrayList<>();
-
-  private long repairs;
-
-  /**
-   * Reads still to answer as a store whose read only held rows (behind blocked heads) and ended its
-   * transaction: an empty batch that asks to be read on.
-   */
-  int onlyHeldReads;
 
   /** Runs at every batch read: a test moves its clock here to make reads slow. */
   Runnable onRead = () -> {};
@@ -72,12 +48,12 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   private long databaseMillis;
 
   synchronized void add(long id, String group) {
-    rows.put(id, new Row(id, group));
+    table.add(id, group);
   }
 
   /** An operator's repair: raises the repair count, as the admin store does in its transaction. */
   synchronized void repair() {
-    repairs++;
+    table.repairs++;
   }
 
   /** Moves the database clock, by which leases expire. */
@@ -119,41 +95,15 @@ final class InMemoryStore implements MessageStore, LeaseStore {
     }
     onRead.run();
     wokenAtRead.add(woken.getAsBoolean());
-    long from = afterWriters && start.repairs() == repairs ? start.id() : 0;
-    readsFrom.add(from);
-    if (onlyHeldReads > 0) {
-      onlyHeldReads--;
-      return Optional.of(new ReadBatch(List.of(), new ReadStart(from, repairs), true));
+    int reads = table.reads.size();
+    ReadBatch batch = table.read(ordering, batchSize, afterWriters, start, woken);
+    if (table.reads.size() > reads) {
+      readsFrom.add(table.reads.get(reads).from());
     }
-    String outbox = lease.outbox();
-    int partition = lease.partition();
-    List<Envelope> batch = new ArrayList<>();
-    Set<String> blocked = new HashSet<>();
-    for (Row r : rows.tailMap(from, true).values()) {
-      if (batch.size() == batchSize) {
-        break;
-      }
-      if (r.waiting && r.group != null) {
-        blocked.add(r.group); // the rest of its group is held
-      }
-      if (!r.waiting && !r.dead && !blocked.contains(r.group)) {
-        batch.add(
-            new Envelope(
-                r.id,
-                outbox,
-                partition,
-                r.group,
-                "T",
-                "{}",
-                r.attempts + 1,
-                OrderingScope.of(ordering, r.group)));
-      }
-    }
-    if (batch.isEmpty()) {
+    if (batch.envelopes().isEmpty()) {
       emptyReads.incrementAndGet();
     }
-    return Optional.of(
-        new ReadBatch(batch, new ReadStart(from, repairs), batch.size() == batchSize));
+    return Optional.of(batch);
   }
 
   @Override
@@ -167,14 +117,7 @@ final class InMemoryStore implements MessageStore, LeaseStore {
     if (!valid(lease)) {
       return false;
     }
-    completion.delete().forEach(rows::remove);
-    for (Completion.Failure f : completion.failures()) {
-      Row r = rows.get(f.id());
-      r.attempts++;
-      r.lastError = f.reason();
-      r.dead = f.dead();
-      r.waiting = !f.dead();
-    }
+    table.complete(completion);
     return true;
   }
 

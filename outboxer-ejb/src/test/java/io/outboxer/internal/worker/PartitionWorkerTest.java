@@ -6,6 +6,7 @@ import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.TestOutboxes;
 import io.outboxer.internal.rules.LeaseTerms;
 import io.outboxer.internal.rules.Ordering;
+import io.outboxer.internal.store.RowState;
 import io.outboxer.internal.telemetry.DeliveryEvents;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
@@ -158,16 +159,24 @@ class PartitionWorkerTest {
 
   @Test
   void aReadThatOnlyHeldRowsIsFollowedByAnotherInTheSameRun() {
-    for (long id = 1; id <= 30; id++) {
+    // 20 groups whose heads wait, more than a read leaves out, with 2,000 rows behind them: each
+    // batch read holds ten reads' worth and ends its transaction with an empty batch.
+    for (long id = 1; id <= 20; id++) {
       store.add(id, "g" + id);
+      store.rows.get(id).state = RowState.WAITING;
     }
-    store.onlyHeldReads = 2;
+    for (long id = 21; id <= 2020; id++) {
+      store.add(id, "g" + (id % 20 + 1));
+    }
+    for (long id = 2021; id <= 2050; id++) {
+      store.add(id, "h" + id);
+    }
 
     worker(0, confirmAll, new NodeShare(1)).run();
 
-    assertThat(store.readsFrom).hasSize(3);
-    assertThat(delivered).containsExactly(LongStream.rangeClosed(1, 30).boxed().toList());
-    assertThat(store.rows).isEmpty();
+    assertThat(store.readsFrom).containsExactly(0L, 1021L, 2021L);
+    assertThat(delivered).containsExactly(LongStream.rangeClosed(2021, 2050).boxed().toList());
+    assertThat(store.rows.values()).hasSize(2020).noneMatch(r -> r.state == RowState.READY);
   }
 
   @Test
@@ -584,7 +593,7 @@ class PartitionWorkerTest {
 
     worker.run();
     assertThat(calls).hasSize(1);
-    assertThat(store.rows.values()).allMatch(r -> r.attempts == 0 && !r.waiting);
+    assertThat(store.rows.values()).allMatch(r -> r.attempts == 0 && r.state == RowState.READY);
     assertThat(outages)
         .containsExactly(
             "unavailable (failed calls in a row: 1): java.lang.IllegalStateException: broker down");
@@ -656,7 +665,7 @@ class PartitionWorkerTest {
 
     assertThat(store.completions).as("nothing recorded").hasValue(0);
     assertThat(store.rows).containsOnlyKeys(1L, 2L);
-    assertThat(store.rows.values()).allMatch(r -> r.attempts == 0 && !r.waiting);
+    assertThat(store.rows.values()).allMatch(r -> r.attempts == 0 && r.state == RowState.READY);
     assertThat(events).containsExactly("lease TAKEN", "call 10001ms");
     assertThat(worker.lease()).as("an overrun is not a lost lease").isNotNull();
     assertThat(logged)

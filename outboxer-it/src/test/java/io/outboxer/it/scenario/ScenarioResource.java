@@ -3,6 +3,7 @@ package io.outboxer.it.scenario;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxer.Outbox;
+import io.outboxer.internal.store.RowState;
 import io.outboxer.it.relay.Journal;
 import io.outboxer.it.relay.Script;
 import io.outboxer.it.support.ItEvents;
@@ -108,7 +109,9 @@ public class ScenarioResource {
             () ->
                 Sql.number(
                         "select count(*) from outboxer_message where outbox = 'it-random'"
-                            + " and state <> 2 and payload like ?",
+                            + " and state <> "
+                            + RowState.DEAD.code()
+                            + " and payload like ?",
                         "%" + run + "%")
                     == 0);
 
@@ -117,7 +120,9 @@ public class ScenarioResource {
     JsonArrayBuilder dead = Json.createArrayBuilder();
     for (Object[] row :
         Sql.query(
-            "select id from outboxer_message where outbox = 'it-random' and state = 2 and payload like ?"
+            "select id from outboxer_message where outbox = 'it-random' and state = "
+                + RowState.DEAD.code()
+                + " and payload like ?"
                 + " order by id",
             "%" + run + "%")) {
       dead.add(((Number) row[0]).longValue());
@@ -149,7 +154,8 @@ public class ScenarioResource {
     for (Object[] row :
         Sql.query(
             "select id, partition_no, group_key, state, attempts, next_attempt_at, last_error"
-                + " from outboxer_message where outbox = 'it-random' and state <> 2"
+                + " from outboxer_message where outbox = 'it-random' and state <> "
+                + RowState.DEAD.code()
                 + " and payload like ? order by id",
             "%" + run + "%")) {
       rows.append(Arrays.toString(row)).append('\n');

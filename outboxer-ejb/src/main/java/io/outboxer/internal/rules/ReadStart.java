@@ -1,4 +1,4 @@
-package io.outboxer.internal.store;
+package io.outboxer.internal.rules;
 
 /**
  * Where a worker's next batch read of its partition may start (ADR 0014): from {@code id} on, as
