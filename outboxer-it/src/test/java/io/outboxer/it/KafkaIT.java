@@ -1,6 +1,7 @@
 package io.outboxer.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.outboxer.it.support.Brokers;
 import io.outboxer.it.support.Deployments;
@@ -149,6 +150,41 @@ class KafkaIT extends RelayScenarios {
         retriesForever
             ? new ItEvents.KafkaPoison(group, seq, padding)
             : new ItEvents.KafkaPoison3(group, seq, padding));
+  }
+
+  /**
+   * Kafka keeps order within a topic partition only: a total-order outbox sends every record to the
+   * first partition of a topic of three, whatever the records' keys, and a consumer reads them in
+   * the order they were published.
+   */
+  @Test
+  void aTotalOrderOutboxKeepsItsOrderInATopicOfSeveralPartitions() throws Exception {
+    try (Admin kafka = Admin.create(Map.of("bootstrap.servers", Brokers.kafkaBootstrap()))) {
+      kafka.createTopics(List.of(new NewTopic("outboxer-it-total", 3, (short) 1))).all().get();
+    }
+    List<Long> published = new ArrayList<>();
+    tx.begin();
+    for (int i = 0; i < 60; i++) {
+      published.add(outbox.publish(new ItEvents.KafkaTotal("key-" + (i % 7), i)));
+    }
+    tx.commit();
+
+    List<ConsumerRecord<String, String>> received = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer =
+        KafkaRecords.consumer("kafka-it-" + UUID.randomUUID())) {
+      consumer.subscribe(List.of("outboxer-it-total"));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(received::add);
+                return received.size() >= published.size();
+              });
+    }
+
+    assertThat(received).extracting(KafkaRecords::id).containsExactlyElementsOf(published);
+    assertThat(received).extracting(ConsumerRecord::partition).containsOnly(0);
+    assertThat(received).extracting(ConsumerRecord::key).contains("key-0", "key-6");
   }
 
   /** A consumer of its own group that reads {@code topic}'s committed records from the start. */

@@ -16,6 +16,11 @@ public final class OrderingScope {
 
   private OrderingScope() {}
 
+  /** True when {@code scope} is the whole outbox's: the message is of a total-ordering outbox. */
+  public static boolean isWholeOutbox(String scope) {
+    return WHOLE_OUTBOX.equals(scope);
+  }
+
   /**
    * The scope of a message of {@code groupKey} under {@code ordering}, or null when it has none.
    */

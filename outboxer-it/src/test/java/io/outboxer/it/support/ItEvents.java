@@ -102,6 +102,14 @@ public final class ItEvents {
     }
   }
 
+  /** Outbox it-kafka-total: the Kafka relay, total ordering, to a topic of three partitions. */
+  @Outboxed("it-kafka-total")
+  public static class KafkaTotal extends ItEvent {
+    public KafkaTotal(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
   /** Outbox it-kafka-small: the Kafka relay to a topic that takes records of 1 KiB at most. */
   @Outboxed("it-kafka-small")
   public static class KafkaSmall extends ItEvent {

@@ -6,6 +6,7 @@ import io.outboxer.internal.relay.support.BudgetedRelay;
 import io.outboxer.internal.relay.support.MessageAttributes;
 import io.outboxer.internal.relay.support.Settlement;
 import io.outboxer.internal.rules.Deadline;
+import io.outboxer.internal.rules.OrderingScope;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import java.nio.charset.StandardCharsets;
@@ -45,13 +46,14 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Sends each batch to a Kafka topic in one Kafka transaction: record key = group key (null when
- * ungrouped), value = the JSON payload, headers {@value #ID}, {@value #OUTBOX}, {@value #TYPE},
- * {@value #ATTEMPT}, and {@value #TRACE_PARENT} for a message published inside a trace. A message
- * counts as confirmed only when the transaction holding it committed, so consumers reading
- * committed data never see a message behind a failed one of its group (ADR 0004). A message is
- * charged only for its own refusal (a record too large for the producer or the topic, say): {@link
- * TransactionRounds} pins a refusal to its record and sends the rest of the batch again in new
- * transactions; a batch that fails for any other reason charges nothing.
+ * ungrouped), topic partition 0 for every record of a total-order outbox, value = the JSON payload,
+ * headers {@value #ID}, {@value #OUTBOX}, {@value #TYPE}, {@value #ATTEMPT}, and {@value
+ * #TRACE_PARENT} for a message published inside a trace. A message counts as confirmed only when
+ * the transaction holding it committed, so consumers reading committed data never see a message
+ * behind a failed one of its group (ADR 0004). A message is charged only for its own refusal (a
+ * record too large for the producer or the topic, say): {@link TransactionRounds} pins a refusal to
+ * its record and sends the rest of the batch again in new transactions; a batch that fails for any
+ * other reason charges nothing.
  *
  * <p>One transactional producer per partition of the outbox, with the transactional id {@code
  * <prefix><outbox>-<partition>}: a partition has one worker in the cluster, and a worker that lost
@@ -411,7 +413,10 @@ public final class KafkaRelay implements BudgetedRelay {
     if (e.traceParent() != null) {
       headers.add(header(TRACE_PARENT, e.traceParent()));
     }
-    return new ProducerRecord<>(topic, null, e.groupKey(), e.payload(), headers);
+    // Kafka keeps order within a topic partition only: a total-order outbox's records all go to
+    // the first, whatever their keys.
+    Integer topicPartition = OrderingScope.isWholeOutbox(e.orderingScope()) ? 0 : null;
+    return new ProducerRecord<>(topic, topicPartition, e.groupKey(), e.payload(), headers);
   }
 
   private static Header header(String key, String value) {

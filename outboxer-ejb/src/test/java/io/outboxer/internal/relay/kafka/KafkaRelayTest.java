@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.outboxer.OutboxException;
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.TestOutboxes;
+import io.outboxer.internal.rules.Ordering;
+import io.outboxer.internal.rules.OrderingScope;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import java.net.InetAddress;
@@ -367,6 +369,40 @@ class KafkaRelayTest {
       }
     }
     throw new AssertionError("the relay still refuses the partition's batches");
+  }
+
+  /**
+   * Kafka keeps order within a topic partition only: the records of a total-order outbox all go to
+   * the first, whatever their keys; the others go where the producer's partitioner puts their key.
+   */
+  @Test
+  void aTotalOrderOutboxsRecordsAllGoToTheFirstTopicPartition() {
+    List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
+    KafkaRelay relay = relay(made, p -> {});
+    List<Envelope> total =
+        LongStream.rangeClosed(1, 3)
+            .mapToObj(
+                id ->
+                    new Envelope(
+                        id,
+                        "orders",
+                        0,
+                        "g" + id,
+                        "T",
+                        "{}",
+                        1,
+                        OrderingScope.of(Ordering.TOTAL, "g" + id)))
+            .toList();
+
+    assertThat(relay.deliver(total, BUDGET).confirmed()).containsExactly(1L, 2L, 3L);
+    assertThat(relay.deliver(batch(2), BUDGET).confirmed()).containsExactly(1L, 2L);
+
+    assertThat(made.get(0).history())
+        .extracting(ProducerRecord::partition)
+        .containsExactly(0, 0, 0, null, null);
+    assertThat(made.get(0).history())
+        .extracting(ProducerRecord::key)
+        .containsExactly("g1", "g2", "g3", "g1", "g2");
   }
 
   /** A relay whose producers are scripted by {@code script}, each added to {@code made}. */
