@@ -7,9 +7,12 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
+import io.outboxer.OutboxCounts;
+import io.outboxer.internal.health.OutboxerReadiness;
 import io.outboxer.it.support.Brokers;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -30,6 +33,7 @@ import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
 
 /**
  * The SQS FIFO relay against a real SQS-compatible server (ElasticMQ): the {@link RelayScenarios},
@@ -169,6 +173,66 @@ class SqsIT extends RelayScenarios {
         retriesForever
             ? new ItEvents.SqsPoison(group, seq, note)
             : new ItEvents.SqsPoison3(group, seq, note));
+  }
+
+  @Inject OutboxerReadiness readiness;
+
+  /**
+   * A queue that does not exist is refused with HTTP 400, like a message's content, but it is the
+   * destination's outage: with max-attempts 3, calls fail again and again charging nothing,
+   * readiness names the partition, and once the queue exists every message arrives, each group in
+   * order.
+   */
+  @Test
+  void aMissingQueueChargesNothingAndEverythingArrivesInOrderOnceItExists() throws Exception {
+    String queue = "outboxer-it-missing.fifo";
+    try (SqsClient sqs = Brokers.sqs()) {
+      try {
+        String url = sqs.getQueueUrl(b -> b.queueName(queue)).queueUrl();
+        sqs.deleteQueue(b -> b.queueUrl(url));
+      } catch (QueueDoesNotExistException alreadyMissing) {
+        // as the test needs it
+      }
+    }
+    String run = "sqs-missing-" + UUID.randomUUID() + "-";
+    List<Long> published = new ArrayList<>();
+    tx.begin();
+    for (int i = 0; i < 12; i++) {
+      published.add(outbox.publish(new ItEvents.SqsMissing(run + (i % 3), i)));
+    }
+    tx.commit();
+
+    String partition = "relay.it-sqs-missing.partition.0";
+    await("readiness naming the partition after five failed calls in a row")
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> String.valueOf(readiness.call().getData().orElse(Map.of()).get(partition)),
+            why ->
+                why.contains("failed calls in a row: 5)")
+                    && why.contains("SQS is unavailable for"));
+    OutboxCounts counts = admin.counts("it-sqs-missing");
+    assertThat(counts.pending()).isEqualTo(12);
+    assertThat(counts.retrying()).as("messages charged").isZero();
+    assertThat(counts.dead()).isZero();
+
+    try (SqsClient sqs = Brokers.sqs()) {
+      sqs.createQueue(
+          b -> b.queueName(queue).attributes(Map.of(QueueAttributeName.FIFO_QUEUE, "true")));
+    }
+    List<Message> arrived = consume(queue, 12, 60, m -> true);
+
+    assertThat(arrived).extracting(SqsIT::id).containsExactlyInAnyOrderElementsOf(published);
+    for (int g = 0; g < 3; g++) {
+      String group = run + g;
+      assertThat(arrived.stream().filter(m -> group.equals(group(m))).map(SqsIT::id).toList())
+          .as("group %s in order", group)
+          .isSorted()
+          .hasSize(4);
+    }
+    assertThat(arrived)
+        .extracting(m -> m.messageAttributes().get("OutboxerAttempt").stringValue())
+        .as("no attempt charged")
+        .containsOnly("1");
   }
 
   /**

@@ -206,6 +206,14 @@ public final class ItEvents {
     }
   }
 
+  /** Outbox it-sqs-missing: the SQS relay to a queue that the test creates late, max-attempts 3. */
+  @Outboxed("it-sqs-missing")
+  public static class SqsMissing extends ItEvent {
+    public SqsMissing(String group, int seq) {
+      super(group, seq);
+    }
+  }
+
   /** Outbox it-sqs-total: the SQS FIFO relay with total ordering. */
   @Outboxed("it-sqs-total")
   public static class SqsTotal extends ItEvent {

@@ -51,8 +51,9 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
  * ordering scope: the batch is sent in rounds (the first message of every scope, then the second,
  * ...), each round in requests within SQS's limits ({@link SqsRequests}), and a scope stops at its
  * first rejected entry. A request refused as a whole for its content is halved until the refusal is
- * pinned to its entry; when SQS could not be reached, throttled or answered with a server error,
- * nothing is charged and the rest of the batch is left for the next call.
+ * pinned to its entry; when SQS could not be reached, throttled, answered with a server error or
+ * refused the destination (a missing queue, its KMS key: {@link SqsErrors}), nothing is charged and
+ * the rest of the batch is left for the next call.
  *
  * <p>Each request may take what is left of the call's {@linkplain BudgetedRelay#deadline deadline},
  * and the call budget at most (the SDK's API call timeout, retries included), so that all requests
@@ -158,15 +159,44 @@ public record SqsFifoRelay(SqsClient sqs, SqsQueue queue, Duration callBudget)
 
   /**
    * Sends one request and records its outcome. A request that SQS refuses as a whole for its
-   * content (HTTP 400, not throttling) is cut in halves until the refusal is pinned to its entry,
-   * so that only that entry is charged; the entries of one request belong to distinct scopes, so
-   * the halves may go in any order.
+   * content (HTTP 400, neither throttling nor the destination's refusal: {@link SqsErrors}) is cut
+   * in halves until the refusal is pinned to its entry, so that only that entry is charged; the
+   * entries of one request belong to distinct scopes, so the halves may go in any order. A refusal
+   * that every entry of the request shares, of a code not known as a content refusal, is the
+   * destination's: nothing is charged.
    *
    * @return null, or the failure that leaves the rest of the batch waiting, uncharged: SQS could
-   *     not be reached, throttled, or failed the request for another reason than its content
+   *     not be reached, throttled, refused the destination, or failed the request for another
+   *     reason than its content
    */
   private SdkException send(
       List<Envelope> request,
+      DeliveryReport.Builder report,
+      Set<String> stopped,
+      Deadline deadline) {
+    Map<Long, Refusal> refused = new LinkedHashMap<>();
+    SdkException unavailable = send(request, refused, report, stopped, deadline);
+    List<String> codes = refused.values().stream().map(Refusal::code).toList();
+    if (unavailable == null && SqsErrors.sharedByAll(codes, request.size())) {
+      return SdkException.create(
+          "SQS refused every message of a request to "
+              + queue.url()
+              + " with "
+              + codes.get(0)
+              + ", a refusal of the destination rather than of the messages: "
+              + refused.values().iterator().next().reason(),
+          null);
+    }
+    refused.forEach((id, refusal) -> report.failed(id, refusal.reason()));
+    return unavailable;
+  }
+
+  /** An entry's refusal, charged once its request is known not to be refused as a whole. */
+  private record Refusal(String code, String reason) {}
+
+  private SdkException send(
+      List<Envelope> request,
+      Map<Long, Refusal> refused,
       DeliveryReport.Builder report,
       Set<String> stopped,
       Deadline deadline) {
@@ -189,23 +219,24 @@ public record SqsFifoRelay(SqsClient sqs, SqsQueue queue, Duration callBudget)
                       .entries(entries)
                       .overrideConfiguration(o -> o.apiCallTimeout(timeout)));
     } catch (SdkException ex) {
-      if (!(ex instanceof AwsServiceException service
-          && service.statusCode() == 400
-          && !service.isThrottlingException())) {
+      if (!SqsErrors.refusesContent(ex)) {
         request.forEach(e -> stop(e, stopped));
         return ex;
       }
       if (request.size() == 1) {
-        report.failed(
+        refused.put(
             request.get(0).id(),
-            "SQS refused the message sent to " + queue.url() + ": " + ex.getMessage());
+            new Refusal(
+                SqsErrors.code((AwsServiceException) ex),
+                "SQS refused the message sent to " + queue.url() + ": " + ex.getMessage()));
         stop(request.get(0), stopped);
         return null;
       }
       int half = request.size() / 2;
       for (List<Envelope> part :
           List.of(request.subList(0, half), request.subList(half, request.size()))) {
-        SdkException unavailable = deadline.passed() ? null : send(part, report, stopped, deadline);
+        SdkException unavailable =
+            deadline.passed() ? null : send(part, refused, report, stopped, deadline);
         if (deadline.passed() || unavailable != null) {
           request.forEach(
               e -> stop(e, stopped)); // the rest of these scopes waits for the next call
@@ -220,16 +251,24 @@ public record SqsFifoRelay(SqsClient sqs, SqsQueue queue, Duration callBudget)
         report.confirmed(e.id());
       }
     }
+    SdkException notTheMessages = null;
     for (BatchResultErrorEntry error : response.failed()) {
       Envelope e = byEntry.remove(error.id());
-      if (e != null) {
-        report.failed(e.id(), "SQS rejected the message: " + error.code() + ": " + error.message());
-        stop(e, stopped);
+      if (e == null) {
+        continue;
       }
+      String reason = "SQS rejected the message: " + error.code() + ": " + error.message();
+      if (SqsErrors.refusesEntry(error)) {
+        refused.put(e.id(), new Refusal(error.code(), reason));
+      } else {
+        // SQS's own fault, or the destination's: the message stays pending, uncharged.
+        notTheMessages = SdkException.create(reason + " (not the message's fault)", null);
+      }
+      stop(e, stopped);
     }
     // An entry SQS did not mention stays unreported: pending, its attempt not counted.
     byEntry.values().forEach(e -> stop(e, stopped));
-    return null;
+    return notTheMessages;
   }
 
   private static void stop(Envelope e, Set<String> stopped) {
