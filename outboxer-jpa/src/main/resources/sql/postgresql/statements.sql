@@ -62,6 +62,15 @@ select distinct on (p.k2) p.k2 as partition_no, (i.k1 << 32) | i.k2 as bound, p.
  where p.k1 = cast(cast(cast(:space as integer) as oid) as bigint)
  order by p.k2, (i.k1 << 32) | i.k2
 
+-- The identity's cache: a session that draws ids ahead of others holds ids below theirs that it
+-- commits later, past IN_FLIGHT's look (ADR 0010), so commit-safe order needs 1.
+-- name: ID_CACHE
+select s.seqcache from pg_sequence s
+ where s.seqrelid = cast(pg_get_serial_sequence('outboxer_message', 'id') as regclass)
+
+-- name: ISOLATION_LEVEL
+select current_setting('transaction_isolation')
+
 -- The batch read's transaction commits without waiting for its WAL to reach the disk (ADR 0015).
 -- What it writes (the lease row's lock, promoted retries, held or released rows) is done again by
 -- the next read if a crash of the database loses it, and a later transaction that flushes (the

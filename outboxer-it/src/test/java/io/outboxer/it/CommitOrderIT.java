@@ -111,6 +111,37 @@ class CommitOrderIT {
     return groups;
   }
 
+  /**
+   * Commit-safe order needs an identity that hands out ids one at a time and transactions at read
+   * committed: the store names what the database lacks, and the engine refuses every outbox that
+   * waits for writers at start for it (OUTBOXER-1103, OutboxConfigTest).
+   */
+  @Test
+  void whatCommitSafeOrderNeedsOfTheDatabaseIsChecked() throws Exception {
+    assertThat(store.commitOrderProblems()).isEmpty();
+    Sql.update("alter table outboxer_message alter column id set cache 50");
+    try {
+      assertThat(store.commitOrderProblems())
+          .singleElement()
+          .asString()
+          .startsWith("the identity of outboxer_message.id caches 50 ids per session");
+    } finally {
+      Sql.update("alter table outboxer_message alter column id set cache 1");
+    }
+    tx.begin();
+    try {
+      setting.isolation("repeatable read");
+      assertThat(store.commitOrderProblems())
+          .containsExactly(
+              "the data source's transactions run at repeatable read, not read committed (set"
+                  + " isolationLevel=\"TRANSACTION_READ_COMMITTED\" on its dataSource in"
+                  + " server.xml)");
+    } finally {
+      tx.rollback();
+    }
+    assertThat(store.commitOrderProblems()).isEmpty();
+  }
+
   @Test
   @Order(1)
   void sixteenWritersOverFourGroupsArriveInIdOrderThroughKafka() throws Exception {

@@ -4,6 +4,7 @@ import io.outboxer.OutboxException;
 import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.RetryPolicy;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -44,6 +45,25 @@ public record OutboxConfig(
    */
   public boolean waitsForWriters() {
     return waitForWriters && !serializeWrites && ordering != Ordering.NONE;
+  }
+
+  /**
+   * Why the outbox cannot start where the database does not give what commit-safe order needs (ADR
+   * 0010), or null when it can: it waits for writers and {@code problems} are what the database
+   * lacks.
+   */
+  public String commitOrderRefusal(List<String> problems) {
+    if (!waitsForWriters() || problems.isEmpty()) {
+      return null;
+    }
+    return "OUTBOXER-1103 outbox '"
+        + name
+        + "' keeps each group's order without serializing its writers ("
+        + key("wait-for-writers")
+        + "=true), which needs what this database does not give: "
+        + String.join("; ", problems)
+        + ". Its workers do not start and publishing to it is refused until that is fixed, or the"
+        + " outbox sets serialize-writes=true or wait-for-writers=false";
   }
 
   /** What the outbox does with a failed message. */

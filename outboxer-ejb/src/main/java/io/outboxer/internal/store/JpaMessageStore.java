@@ -10,6 +10,7 @@ import io.outboxer.internal.rules.ReadStart;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
@@ -122,6 +123,32 @@ public class JpaMessageStore implements MessageStore {
                     row.integerOrNull("pid"),
                     row.numberOrNull("open_millis")))
         .toList();
+  }
+
+  @Override
+  @Transactional
+  public List<String> commitOrderProblems() {
+    if (!sql.has(Sql.ID_CACHE)) {
+      return List.of();
+    }
+    List<String> problems = new ArrayList<>();
+    long cache = ((Number) sql.column(Sql.ID_CACHE).get(0)).longValue();
+    if (cache > 1) {
+      problems.add(
+          "the identity of outboxer_message.id caches "
+              + cache
+              + " ids per session, so a transaction can commit ids below those already read (run"
+              + " alter table outboxer_message alter column id set cache 1)");
+    }
+    String isolation = (String) sql.column(Sql.ISOLATION_LEVEL).get(0);
+    if (!"read committed".equals(isolation)) {
+      problems.add(
+          "the data source's transactions run at "
+              + isolation
+              + ", not read committed (set isolationLevel=\"TRANSACTION_READ_COMMITTED\" on its"
+              + " dataSource in server.xml)");
+    }
+    return problems;
   }
 
   @Override

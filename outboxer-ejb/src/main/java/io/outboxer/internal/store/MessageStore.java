@@ -73,6 +73,13 @@ public interface MessageStore {
   List<InFlightPublish> oldestInFlight(String outbox);
 
   /**
+   * What keeps this database from commit-safe order without serialized writers (ADR 0010), each
+   * with how to fix it: an id sequence that caches ids per session, transactions at another level
+   * than read committed. Empty where nothing does, and where the database has one writer at a time.
+   */
+  List<String> commitOrderProblems();
+
+  /**
    * Makes every held row of {@code outbox} ready, raising the repair count of its partitions: held
    * rows wait behind a failing head of their group only with group ordering, so an outbox started
    * with another ordering releases them.

@@ -23,6 +23,13 @@ public enum Sql {
   /** Per partition, the smallest id in flight and its transaction (ADR 0010). */
   OLDEST_IN_FLIGHT(true),
   /**
+   * How many ids the table's identity hands out at once to a session, which commit-safe order needs
+   * to be 1 (ADR 0010); absent likewise.
+   */
+  ID_CACHE(true),
+  /** The isolation level of the transaction, which commit-safe order needs to read committed. */
+  ISOLATION_LEVEL(true),
+  /**
    * Lets the batch read's transaction commit without waiting for the WAL flush (ADR 0015); absent
    * where every commit flushes.
    */

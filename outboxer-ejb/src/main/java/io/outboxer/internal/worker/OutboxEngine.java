@@ -83,9 +83,15 @@ public class OutboxEngine {
       database.installSchema();
     }
     LeaseTerms terms = settings.leaseTerms();
+    List<String> commitOrderProblems =
+        settings.outboxes().values().stream().anyMatch(OutboxConfig::waitsForWriters)
+            ? messages.commitOrderProblems()
+            : List.of();
     for (OutboxConfig outbox : settings.outboxes().values()) {
       DeliveryEvents events = metrics.watch(outbox.name());
-      Optional<String> refusal = leases.recordPartitions(outbox.name(), outbox.partitions());
+      Optional<String> refusal =
+          Optional.ofNullable(outbox.commitOrderRefusal(commitOrderProblems))
+              .or(() -> leases.recordPartitions(outbox.name(), outbox.partitions()));
       if (refusal.isPresent()) {
         runtime.refuse(outbox.name(), refusal.get());
         LOG.severe(refusal.get());

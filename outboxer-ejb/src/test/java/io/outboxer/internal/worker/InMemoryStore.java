@@ -107,6 +107,11 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   }
 
   @Override
+  public List<String> commitOrderProblems() {
+    return List.of();
+  }
+
+  @Override
   public int releaseHeld(String outbox) {
     return 0;
   }

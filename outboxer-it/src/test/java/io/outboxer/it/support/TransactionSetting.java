@@ -53,4 +53,9 @@ public class TransactionSetting {
             .setParameter("name", name)
             .getSingleResult();
   }
+
+  /** Runs the current transaction at {@code level}: its first statement. */
+  public void isolation(String level) {
+    em.createNativeQuery("set transaction isolation level " + level).executeUpdate();
+  }
 }
