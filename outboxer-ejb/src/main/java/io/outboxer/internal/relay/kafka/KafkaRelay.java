@@ -3,6 +3,7 @@ package io.outboxer.internal.relay.kafka;
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.relay.support.BoundedSends;
 import io.outboxer.internal.relay.support.BudgetedRelay;
+import io.outboxer.internal.relay.support.CallSizes;
 import io.outboxer.internal.relay.support.MessageAttributes;
 import io.outboxer.internal.relay.support.Settlement;
 import io.outboxer.internal.rules.Deadline;
@@ -115,6 +116,9 @@ public final class KafkaRelay implements BudgetedRelay {
   private final Duration callBudget;
   private final BoundedSends sends;
 
+  /** How many records of a batch each partition's call sends. */
+  private final CallSizes sizes = new CallSizes();
+
   /** The producers that started their transactions, by partition. */
   private final Map<Integer, Producer<String, String>> producers = new ConcurrentHashMap<>();
 
@@ -194,11 +198,30 @@ public final class KafkaRelay implements BudgetedRelay {
     return producerProperties;
   }
 
+  /**
+   * Sends the batch, or the first part of it that the partition's {@linkplain CallSizes call size}
+   * allows after a transaction that could not commit within a call's budget (its records all sent,
+   * the commit still waiting at the deadline); the rest stays pending.
+   */
   @Override
   public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
     Deadline deadline = deadline(timeLeft);
     int partition = batch.get(0).partition();
-    return sends.run(partition, deadline, report -> send(batch, partition, deadline, report));
+    List<Envelope> part = batch.subList(0, sizes.limit(partition, batch.size()));
+    AtomicBoolean committing = new AtomicBoolean();
+    DeliveryReport report;
+    try {
+      report = sends.run(partition, deadline, r -> send(part, partition, deadline, committing, r));
+    } catch (RuntimeException unavailable) {
+      sizes.ended(partition, part.size(), 0, deadline.passed() && committing.get());
+      throw unavailable;
+    }
+    sizes.ended(
+        partition,
+        part.size(),
+        report.confirmed().size() + report.failed().size(),
+        deadline.passed() && committing.get());
+    return report;
   }
 
   /**
@@ -209,7 +232,12 @@ public final class KafkaRelay implements BudgetedRelay {
    * producer that started late serves the next call, instead of each call starting one anew on a
    * slow coordinator.
    */
-  private void send(List<Envelope> batch, int partition, Deadline deadline, Settlement report) {
+  private void send(
+      List<Envelope> batch,
+      int partition,
+      Deadline deadline,
+      AtomicBoolean committing,
+      Settlement report) {
     Producer<String, String> known = producers.remove(partition);
     Producer<String, String> producer = known != null ? known : newProducer.apply(partition);
     if (known == null) {
@@ -230,7 +258,7 @@ public final class KafkaRelay implements BudgetedRelay {
           batch,
           records -> {
             try {
-              return sendInTransaction(producer, records, deadline);
+              return sendInTransaction(producer, records, deadline, committing);
             } catch (RuntimeException e) {
               // Fenced, closed at the deadline or in an error state: the transaction's outcome is
               // not known and no record is to blame. The producer is not used again.
@@ -256,7 +284,10 @@ public final class KafkaRelay implements BudgetedRelay {
    * is unknown, or for the transaction's sake.
    */
   private TransactionRounds.Round sendInTransaction(
-      Producer<String, String> producer, List<Envelope> records, Deadline deadline) {
+      Producer<String, String> producer,
+      List<Envelope> records,
+      Deadline deadline,
+      AtomicBoolean committing) {
     producer.beginTransaction();
     Map<Long, Future<RecordMetadata>> sent = new LinkedHashMap<>(records.size() * 4 / 3 + 1);
     Map<Long, Throwable> errors = new LinkedHashMap<>();
@@ -289,6 +320,7 @@ public final class KafkaRelay implements BudgetedRelay {
     }
     if (errors.isEmpty() && sent.values().stream().noneMatch(KafkaRelay::failedAlready)) {
       try {
+        committing.set(true);
         commit(producer, deadline);
         return new TransactionRounds.Round(true, Map.of());
       } catch (RuntimeException commitFailed) {

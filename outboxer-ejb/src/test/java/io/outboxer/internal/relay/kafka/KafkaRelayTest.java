@@ -3,6 +3,7 @@ package io.outboxer.internal.relay.kafka;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.outboxer.OutboxException;
 import io.outboxer.internal.config.OutboxConfig;
@@ -403,6 +404,39 @@ class KafkaRelayTest {
     assertThat(made.get(0).history())
         .extracting(ProducerRecord::key)
         .containsExactly("g1", "g2", "g3", "g1", "g2");
+  }
+
+  /**
+   * A transaction that cannot commit within the call's budget (a slow broker, too many records):
+   * the partition's next call sends the first half of the batch, and after it committed, the whole
+   * batch again. The records not sent stay pending, uncharged.
+   */
+  @Test
+  void aBatchThatCouldNotCommitInTimeIsSentInHalvesUntilACommitSucceeds() {
+    List<ScriptedProducer> made = new CopyOnWriteArrayList<>();
+    KafkaRelay relay = relay(made, p -> p.commitNeverReturns = made.isEmpty());
+    List<Envelope> batch = batch(8);
+
+    assertThatThrownBy(() -> relay.deliver(batch, BUDGET))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("did not answer by the call's deadline");
+    // The abandoned call's task ends once its producer is closed; until then the partition's calls
+    // are refused.
+    DeliveryReport half =
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .ignoreExceptions()
+            .until(() -> relay.deliver(batch, BUDGET), r -> !r.confirmed().isEmpty());
+    DeliveryReport whole = relay.deliver(batch, BUDGET);
+
+    assertThat(half.confirmed()).containsExactly(1L, 2L, 3L, 4L);
+    assertThat(half.failed()).isEmpty();
+    assertThat(whole.confirmed())
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, 8).boxed().toList());
+    assertThat(made.get(0).sendCalls).as("the call that timed out").isEqualTo(8);
+    assertThat(made.get(1).history())
+        .extracting(r -> new String(r.headers().lastHeader(KafkaRelay.ID).value(), UTF_8))
+        .containsExactly("1", "2", "3", "4", "1", "2", "3", "4", "5", "6", "7", "8");
   }
 
   /** A relay whose producers are scripted by {@code script}, each added to {@code made}. */
