@@ -54,7 +54,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * behind a failed one of its group (ADR 0004). A message is charged only for its own refusal (a
  * record too large for the producer or the topic, say): {@link TransactionRounds} pins a refusal to
  * its record and sends the rest of the batch again in new transactions; a batch that fails for any
- * other reason charges nothing.
+ * other reason charges nothing. After a transaction that could not commit by the call's deadline,
+ * the partition's calls send smaller parts of their batches for a while ({@link CallSizes}).
  *
  * <p>One transactional producer per partition of the outbox, with the transactional id {@code
  * <prefix><outbox>-<partition>}: a partition has one worker in the cluster, and a worker that lost
