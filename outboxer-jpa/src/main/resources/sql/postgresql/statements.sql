@@ -204,16 +204,12 @@ update outboxer_lease set repairs = repairs + 1
  where outbox = :outbox
    and partition_no = (select partition_no from outboxer_message where outbox = :outbox and id = :id)
 
--- The partitions holding a group's rows (and below, MARK_REPAIR_ALL: every partition's), their lease
--- rows locked in partition order, so that two repairs of one outbox never wait in a circle.
--- name: MARK_REPAIR_OF_GROUP
+-- The partition a group's rows are hashed to (one lease row: no scan of the outbox's rows). Below,
+-- MARK_REPAIR_ALL locks every partition's lease row in partition order, so that two repairs of one
+-- outbox never wait in a circle.
+-- name: MARK_REPAIR_OF_PARTITION
 update outboxer_lease set repairs = repairs + 1
- where (outbox, partition_no) in (select outbox, partition_no from outboxer_lease
-                                   where outbox = :outbox
-                                     and partition_no in (select partition_no from outboxer_message
-                                                           where outbox = :outbox
-                                                             and group_key = :group)
-                                   order by partition_no for update)
+ where outbox = :outbox and partition_no = :partition
 
 -- name: MARK_REPAIR_ALL
 update outboxer_lease set repairs = repairs + 1
@@ -235,10 +231,13 @@ update outboxer_outbox set partitions = :partitions where name = :name
 -- name: INSERT_LEASE
 insert into outboxer_lease (outbox, partition_no) values (:outbox, :partition) on conflict do nothing
 
+-- A lease is taken and renewed by the clock when the statement runs, not when its transaction
+-- began (now()): a renewal that waited for the lease row behind a long repair must not pass on a
+-- lease that expired meanwhile, nor date its new expiry from before the wait.
 -- name: ACQUIRE_LEASE
 update outboxer_lease
    set owner = :owner, epoch = epoch + 1,
-       expires_at = (extract(epoch from now()) * 1000)::bigint + :ttl
+       expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + :ttl
  where outbox = :outbox and partition_no = :partition
    and (owner is null or expires_at <= (extract(epoch from now()) * 1000)::bigint)
 
@@ -246,9 +245,9 @@ update outboxer_lease
 select epoch from outboxer_lease where outbox = :outbox and partition_no = :partition
 
 -- name: RENEW_LEASE
-update outboxer_lease set expires_at = (extract(epoch from now()) * 1000)::bigint + :ttl
+update outboxer_lease set expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + :ttl
  where outbox = :outbox and partition_no = :partition and owner = :owner and epoch = :epoch
-   and expires_at > (extract(epoch from now()) * 1000)::bigint
+   and expires_at > (extract(epoch from clock_timestamp()) * 1000)::bigint
 
 -- name: RELEASE_LEASE
 update outboxer_lease set owner = null, expires_at = 0
@@ -307,9 +306,6 @@ select id, partition_no, group_key, message_type, state, attempts, created_at, l
   from outboxer_message
  where outbox = :outbox and state = :state and id > :after
  order by id limit :limit
-
--- name: GROUP_PARTITIONS
-select distinct partition_no from outboxer_message where outbox = :outbox and group_key = :group
 
 -- name: GROUP_FAILING
 select id from outboxer_message

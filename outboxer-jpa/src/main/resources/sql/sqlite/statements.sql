@@ -93,11 +93,9 @@ update outboxer_lease set repairs = repairs + 1
  where outbox = :outbox
    and partition_no = (select partition_no from outboxer_message where outbox = :outbox and id = :id)
 
--- name: MARK_REPAIR_OF_GROUP
+-- name: MARK_REPAIR_OF_PARTITION
 update outboxer_lease set repairs = repairs + 1
- where outbox = :outbox
-   and partition_no in (select partition_no from outboxer_message
-                         where outbox = :outbox and group_key = :group)
+ where outbox = :outbox and partition_no = :partition
 
 -- name: MARK_REPAIR_ALL
 update outboxer_lease set repairs = repairs + 1 where outbox = :outbox
@@ -189,9 +187,6 @@ select id, partition_no, group_key, message_type, state, attempts, created_at, l
   from outboxer_message
  where outbox = :outbox and state = :state and id > :after
  order by id limit :limit
-
--- name: GROUP_PARTITIONS
-select distinct partition_no from outboxer_message where outbox = :outbox and group_key = :group
 
 -- name: GROUP_FAILING
 select id from outboxer_message

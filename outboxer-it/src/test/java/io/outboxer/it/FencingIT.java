@@ -247,6 +247,44 @@ class FencingIT {
    * Starts {@code work} on another thread, returning once a session of the database waits for a
    * lock.
    */
+  /**
+   * A renewal that waited for the lease row behind another transaction (an operator's repair) until
+   * the lease expired fails: the database judges it when the statement runs, not when its
+   * transaction began, so the worker stops before another server may take the partition. SQLite has
+   * one connection, so there a renewal never waits behind a repair; it fails once the lease expired
+   * all the same.
+   */
+  @Test
+  void aRenewalThatWaitedPastTheLeasesExpiryFails() throws Exception {
+    String outbox = newOutbox();
+    leases.createLeases(outbox, 1);
+    Lease lease = leases.acquire(outbox, 0, "worker", Duration.ofSeconds(2)).orElseThrow();
+    long message = insert(outbox, "g", 0, 0);
+    if (!Sql.database().equals("postgresql")) {
+      Sql.update("update outboxer_lease set expires_at = 0 where outbox = ?", outbox);
+      assertThat(leases.renew(lease, Duration.ofSeconds(2))).isFalse();
+      return;
+    }
+
+    tx.begin();
+    admin.findForRepair(outbox, message).orElseThrow(); // holds the lease row
+    Future<Boolean> renewal =
+        startWaitingForALock(() -> leases.renew(lease, Duration.ofSeconds(2)));
+    await("the lease's expiry, by the database's clock")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                Sql.number(
+                    "select count(*) from outboxer_lease where outbox = ? and expires_at"
+                        + " < extract(epoch from clock_timestamp()) * 1000",
+                    outbox),
+            expired -> expired == 1);
+    tx.commit();
+
+    assertThat(renewal.get(30, TimeUnit.SECONDS)).as("the renewal that waited").isFalse();
+    assertThat(leases.acquire(outbox, 0, "another", TTL)).isPresent();
+  }
+
   private static <T> Future<T> startWaitingForALock(Callable<T> work) throws Exception {
     ManagedExecutorService executor =
         InitialContext.doLookup("java:comp/DefaultManagedExecutorService");

@@ -105,10 +105,10 @@ public class OutboxAdminBean implements OutboxAdmin {
   public int retryDeadGroup(String outbox, String groupKey) {
     runtime.outbox(outbox);
     requireGroup(groupKey);
-    List<Integer> partitions = store.partitionsForRepair(outbox, groupKey);
+    int partition = store.partitionForRepair(outbox, groupKey);
     int revived = store.reviveDeadGroup(outbox, groupKey);
     if (revived > 0) {
-      partitions.forEach(p -> runtime.wakeAfterCommit(outbox, p));
+      runtime.wakeAfterCommit(outbox, partition);
     }
     return revived;
   }
@@ -131,13 +131,10 @@ public class OutboxAdminBean implements OutboxAdmin {
   public int releaseGroup(String outbox, String groupKey) {
     runtime.outbox(outbox);
     requireGroup(groupKey);
-    int due = 0;
-    for (int partition : store.partitionsForRepair(outbox, groupKey)) {
-      int released = store.releaseGroup(outbox, partition, groupKey);
-      if (released > 0) {
-        runtime.wakeAfterCommit(outbox, partition);
-      }
-      due += released;
+    int partition = store.partitionForRepair(outbox, groupKey);
+    int due = store.releaseGroup(outbox, partition, groupKey);
+    if (due > 0) {
+      runtime.wakeAfterCommit(outbox, partition);
     }
     return due;
   }

@@ -29,6 +29,15 @@ public record LeaseTerms(Duration ttl) {
     return ttl.dividedBy(3);
   }
 
+  /**
+   * How long after the start of a database call that took or renewed the lease the worker counts it
+   * as its own: the ttl, which the database counts from when it ran the statement, no earlier, less
+   * a tenth for the two clocks' drift. No relay call of the worker's runs past it.
+   */
+  public Duration heldFor() {
+    return ttl.minus(ttl.dividedBy(10));
+  }
+
   /** How often a delivering node tells the database it is alive. */
   public Duration heartbeatInterval() {
     return ttl.dividedBy(3);

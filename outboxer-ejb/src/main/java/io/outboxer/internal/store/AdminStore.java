@@ -27,10 +27,11 @@ public interface AdminStore {
   Optional<StoredMessage> findForRepair(String outbox, long id);
 
   /**
-   * The partitions that hold messages of a group, read for a repair of the group: first raises
-   * their repair counts, as {@link #findForRepair} does. A repair of a group starts here.
+   * The partition that holds a group's messages (the one its key is hashed to, over the partition
+   * count the outbox's rows were stored with), for a repair of the group: first raises its repair
+   * count, as {@link #findForRepair} does. A repair of a group starts here.
    */
-  List<Integer> partitionsForRepair(String outbox, String groupKey);
+  int partitionForRepair(String outbox, String groupKey);
 
   /**
    * Makes every dead message of {@code outbox} ready again with its attempts reset, raising the
@@ -45,7 +46,7 @@ public interface AdminStore {
 
   /**
    * Makes the dead messages of a group ready again with their attempts reset, after {@link
-   * #partitionsForRepair}.
+   * #partitionForRepair}.
    *
    * @return how many were revived
    */
@@ -58,9 +59,8 @@ public interface AdminStore {
   void discard(StoredMessage message, boolean releaseGroup);
 
   /**
-   * Within one partition of those {@link #partitionsForRepair} gave, makes a group's message
-   * waiting for its retry due now, or, when the group has no failing message, releases its held
-   * rows.
+   * Within the partition {@link #partitionForRepair} gave, makes a group's message waiting for its
+   * retry due now, or, when the group has no failing message, releases its held rows.
    *
    * @return how many messages became due
    */

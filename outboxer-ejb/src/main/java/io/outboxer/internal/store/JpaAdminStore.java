@@ -2,6 +2,7 @@ package io.outboxer.internal.store;
 
 import io.outboxer.MessageDetails;
 import io.outboxer.PartitionLease;
+import io.outboxer.internal.rules.Partitioner;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.EnumMap;
@@ -87,11 +88,11 @@ public class JpaAdminStore implements AdminStore {
   }
 
   @Override
-  public List<Integer> partitionsForRepair(String outbox, String groupKey) {
-    sql.update(Sql.MARK_REPAIR_OF_GROUP, "outbox", outbox, "group", groupKey);
-    return sql.column(Sql.GROUP_PARTITIONS, "outbox", outbox, "group", groupKey).stream()
-        .map(p -> ((Number) p).intValue())
-        .toList();
+  public int partitionForRepair(String outbox, String groupKey) {
+    int partitions = sql.number(Sql.RECORDED_PARTITIONS, "name", outbox).intValue();
+    int partition = Partitioner.partitionOf(groupKey, partitions);
+    sql.update(Sql.MARK_REPAIR_OF_PARTITION, "outbox", outbox, "partition", partition);
+    return partition;
   }
 
   @Override

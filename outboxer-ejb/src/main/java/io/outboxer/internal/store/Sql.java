@@ -74,8 +74,8 @@ public enum Sql {
    * 0014): a repair's first statement, before it reads the message.
    */
   MARK_REPAIR_OF_MESSAGE,
-  /** Raises the repair count of the partitions holding a group's rows, likewise. */
-  MARK_REPAIR_OF_GROUP,
+  /** Raises the repair count of one partition: the one a group's rows are hashed to. */
+  MARK_REPAIR_OF_PARTITION,
   /** Raises the repair count of every partition of an outbox. */
   MARK_REPAIR_ALL,
   INSERT_OUTBOX,
@@ -99,7 +99,6 @@ public enum Sql {
   DELETE_MESSAGE,
   LIST_LEASES,
   PAGE_MESSAGES,
-  GROUP_PARTITIONS,
   GROUP_FAILING,
   RETRY_GROUP_NOW,
   /**

@@ -64,6 +64,13 @@ public final class PartitionWorker implements Runnable {
   private Lease lease;
   private Deadline renewal;
 
+  /**
+   * Until when the lease is this worker's by the database's count, less a margin
+   * (LeaseTerms#heldFor), timed from before the call that took or last renewed it: no relay call
+   * runs past it.
+   */
+  private Deadline heldUntil;
+
   /** Where the next batch read may start (ADR 0014); the first row after taking the lease. */
   private ReadStart start = ReadStart.FIRST_ROW;
 
@@ -171,8 +178,9 @@ public final class PartitionWorker implements Runnable {
 
   private void drain() {
     while (!stopped && holdsLease() && !outage.pausing()) {
-      // One deadline per batch, started before the read: the relay gets what the read left of it.
-      Deadline deadline = Deadline.in(terms.callBudget(), clock);
+      // One deadline per batch, started before the read: the relay gets what the read left of it,
+      // and never more than the lease has left (a renewal that took long left it less).
+      Deadline deadline = heldUntil.within(terms.callBudget());
       Optional<ReadBatch> read =
           messages.nextBatch(
               lease,
@@ -274,6 +282,7 @@ public final class PartitionWorker implements Runnable {
   private boolean holdsLease() {
     // Timed from before the database call: the lease runs from no earlier than this.
     Deadline nextRenewal = Deadline.in(terms.renewAfter(), clock);
+    Deadline nextHeldUntil = Deadline.in(terms.heldFor(), clock);
     if (lease != null && share.tryHandBack()) {
       Lease handedBack = lease;
       lease = null;
@@ -296,6 +305,7 @@ public final class PartitionWorker implements Runnable {
     }
     if (lease != null && leases.renew(lease, terms.ttl())) {
       renewal = nextRenewal;
+      heldUntil = nextHeldUntil;
       return true;
     }
     if (lease != null) {
@@ -316,6 +326,7 @@ public final class PartitionWorker implements Runnable {
     try {
       lease = leases.acquire(outbox.name(), partition, owner, terms.ttl()).orElse(null);
       renewal = nextRenewal;
+      heldUntil = nextHeldUntil;
       start = ReadStart.FIRST_ROW; // whoever held the partition meanwhile may have left rows below
     } finally {
       if (lease == null) {

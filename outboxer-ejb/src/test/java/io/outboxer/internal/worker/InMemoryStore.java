@@ -42,6 +42,12 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   /** Runs at every batch read: a test moves its clock here to make reads slow. */
   Runnable onRead = () -> {};
 
+  /**
+   * Runs at every renewal, before the lease is judged: a test moves both clocks here to make the
+   * renewal wait, as behind a lock on the lease row.
+   */
+  Runnable onRenew = () -> {};
+
   /** At each batch read, after {@link #onRead}: whether a wake-up had arrived during the run. */
   final List<Boolean> wokenAtRead = new ArrayList<>();
 
@@ -157,6 +163,7 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   @Override
   public synchronized boolean renew(Lease lease, Duration ttl) {
     renewals.incrementAndGet();
+    onRenew.run();
     if (!valid(lease)) {
       return false;
     }

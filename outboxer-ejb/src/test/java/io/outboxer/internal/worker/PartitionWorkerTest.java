@@ -649,6 +649,42 @@ class PartitionWorkerTest {
     assertThat(store.rows).containsOnlyKeys(2L);
   }
 
+  /**
+   * A renewal that waited long for the lease row (behind an operator's repair) and passed left the
+   * lease less time than a call budget, counted from before the renewal: the relay gets only that,
+   * less a margin, so that no call runs past the lease while another server may take it.
+   */
+  @Test
+  void aRenewalThatTookLongLeavesTheRelayOnlyWhatTheLeaseHasLeft() {
+    List<Duration> given = new ArrayList<>();
+    Relay timed =
+        new Relay() {
+          @Override
+          public DeliveryReport deliver(List<Envelope> batch) {
+            throw new AssertionError("the engine passes the time left");
+          }
+
+          @Override
+          public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
+            given.add(timeLeft);
+            return confirmAll.deliver(batch);
+          }
+        };
+    PartitionWorker worker = worker(0, timed, new NodeShare(1));
+    nanos.addAndGet(1);
+    worker.run(); // takes the lease at 0s: 30s by the database's clock
+    store.add(1, "g");
+    advance(Duration.ofSeconds(11)); // past the renewal time, a third of the ttl
+    store.onRenew = () -> advance(Duration.ofSeconds(18)); // waits until 29s, and passes
+
+    worker.run();
+
+    assertThat(store.owner(0)).isEqualTo("node-a");
+    assertThat(given)
+        .as("held until 11s + 27s (the ttl less a tenth), the call starting at 29s")
+        .containsExactly(Duration.ofSeconds(9));
+  }
+
   @Test
   void aRelayCallThatReturnsAfterItsDeadlineRecordsNothingIsLoggedAndThePartitionPauses() {
     store.add(1, "g");
