@@ -64,6 +64,22 @@ class PartitionWorkerTest {
         return report.build();
       };
 
+  /** A relay that confirms every batch and adds the time it was given to {@code given}. */
+  private Relay confirmingAndKeepingTheTimeGiven(List<Duration> given) {
+    return new Relay() {
+      @Override
+      public DeliveryReport deliver(List<Envelope> batch) {
+        throw new AssertionError("the engine passes the time left");
+      }
+
+      @Override
+      public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
+        given.add(timeLeft);
+        return confirmAll.deliver(batch);
+      }
+    };
+  }
+
   private PartitionWorker worker(int partition, Relay relay, NodeShare share) {
     return worker(OUTBOX, partition, relay, share);
   }
@@ -622,19 +638,7 @@ class PartitionWorkerTest {
   void theRelayGetsWhatTheBatchReadLeftOfTheCallBudgetAndNoCallOnceItIsSpent() {
     store.add(1, "g");
     List<Duration> given = new ArrayList<>();
-    Relay timed =
-        new Relay() {
-          @Override
-          public DeliveryReport deliver(List<Envelope> batch) {
-            throw new AssertionError("the engine passes the time left");
-          }
-
-          @Override
-          public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
-            given.add(timeLeft);
-            return confirmAll.deliver(batch);
-          }
-        };
+    Relay timed = confirmingAndKeepingTheTimeGiven(given);
     PartitionWorker worker = worker(0, timed, new NodeShare(1));
     nanos.addAndGet(1); // not at zero: the lease's first renewal is timed from here
     store.onRead = () -> nanos.addAndGet(Duration.ofSeconds(4).toNanos());
@@ -657,19 +661,7 @@ class PartitionWorkerTest {
   @Test
   void aRenewalThatTookLongLeavesTheRelayOnlyWhatTheLeaseHasLeft() {
     List<Duration> given = new ArrayList<>();
-    Relay timed =
-        new Relay() {
-          @Override
-          public DeliveryReport deliver(List<Envelope> batch) {
-            throw new AssertionError("the engine passes the time left");
-          }
-
-          @Override
-          public DeliveryReport deliver(List<Envelope> batch, Duration timeLeft) {
-            given.add(timeLeft);
-            return confirmAll.deliver(batch);
-          }
-        };
+    Relay timed = confirmingAndKeepingTheTimeGiven(given);
     PartitionWorker worker = worker(0, timed, new NodeShare(1));
     nanos.addAndGet(1);
     worker.run(); // takes the lease at 0s: 30s by the database's clock
