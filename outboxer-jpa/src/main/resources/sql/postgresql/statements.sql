@@ -123,7 +123,7 @@ select id, group_key, message_type, payload, attempts, trace_parent from outboxe
         or group_key <> all(array(select jsonb_array_elements_text(cast(:groups as jsonb)))))
  order by state, id limit :limit
 
--- Whether a group of the partition is blocked (1) or not (0): a waiting head or a held row, two
+-- Whether a group of the partition is blocked (1) or not (0): a retrying head or a held row, two
 -- index probes. Only the partition's lease holder makes a head wait (in a completion) or holds rows
 -- (in a batch read, those of a blocked group), and an operator's repair waits for the lease row
 -- that a batch read locks first: a partition without a blocked group has none until the read's
@@ -135,13 +135,13 @@ select cast(exists (select 1 from outboxer_message m
                      where m.outbox = :outbox and m.partition_no = :partition and m.state = 1)
             as integer)
 
--- Per group of the batch, where PARTITION_BLOCKED found a blocked group: its waiting head, its
+-- Per group of the batch, where PARTITION_BLOCKED found a blocked group: its retrying head, its
 -- first held row and its head due again, one index entry each.
 -- name: BLOCKED_FROM
 select k.g as group_key,
        (select m.id from outboxer_message m
          where m.outbox = :outbox and m.partition_no = :partition and m.state = 3
-           and m.group_key = k.g limit 1) as waiting,
+           and m.group_key = k.g limit 1) as retrying,
        (select m.id from outboxer_message m
          where m.outbox = :outbox and m.partition_no = :partition and m.state = 1
            and m.group_key = k.g order by m.id limit 1) as first_held,

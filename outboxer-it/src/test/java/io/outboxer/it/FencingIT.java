@@ -159,7 +159,7 @@ class FencingIT {
   }
 
   /**
-   * An operator discards a group's waiting head while a batch read is holding rows of that group.
+   * An operator discards a group's retrying head while a batch read is holding rows of that group.
    * On PostgreSQL the discard waits for the read, so its release sees the rows the read held;
    * SQLite has one connection, so the two never overlap and the discard comes after the read.
    */

@@ -48,7 +48,7 @@ public class OutboxAdminBean implements OutboxAdmin {
           new OutboxCounts.PartitionCounts(
               p,
               c.values().stream().mapToLong(Long::longValue).sum() - dead,
-              c.getOrDefault(RowState.WAITING, 0L),
+              c.getOrDefault(RowState.RETRYING, 0L),
               c.getOrDefault(RowState.HELD, 0L),
               dead));
     }

@@ -50,7 +50,7 @@ public final class BatchSelection {
     List<Envelope> ready(Read read);
 
     /**
-     * Per group of {@code rows} with a waiting head or held rows, what the database holds of its
+     * Per group of {@code rows} with a retrying head or held rows, what the database holds of its
      * failure; no entry for a group that has neither.
      */
     Map<String, BlockedGroups.Heads> heads(List<Envelope> rows);
@@ -98,7 +98,7 @@ public final class BatchSelection {
 
   private final Ordering ordering;
   private final int batchSize;
-  private final boolean afterWriters;
+  private final boolean waitsForWriters;
   private final long repairs;
   private final BooleanSupplier woken;
 
@@ -124,8 +124,8 @@ public final class BatchSelection {
   /**
    * @param ordering the outbox's ordering
    * @param batchSize the most rows a read returns
-   * @param afterWriters true where reads wait for writers (ADR 0010): no row can commit below an id
-   *     already read, so reads may start past rows they know of
+   * @param waitsForWriters true where reads wait for writers (ADR 0010): no row can commit below an
+   *     id already read, so reads may start past rows they know of
    * @param start where the worker's last batch read said the next one may start
    * @param repairs the partition's repair count as this transaction saw it; -1 when not read
    * @param woken whether a wake-up for the partition arrived since the worker's run began
@@ -133,16 +133,16 @@ public final class BatchSelection {
   public BatchSelection(
       Ordering ordering,
       int batchSize,
-      boolean afterWriters,
+      boolean waitsForWriters,
       ReadStart start,
       long repairs,
       BooleanSupplier woken) {
     this.ordering = ordering;
     this.batchSize = batchSize;
-    this.afterWriters = afterWriters;
+    this.waitsForWriters = waitsForWriters;
     this.repairs = repairs;
     this.woken = woken;
-    this.from = afterWriters && repairs == start.repairs() ? start.id() : 0;
+    this.from = waitsForWriters && repairs == start.repairs() ? start.id() : 0;
     this.unheld = from > 0 ? start.unheld() : 0;
   }
 
@@ -200,7 +200,7 @@ public final class BatchSelection {
     }
     BlockedGroups.Split split = BlockedGroups.split(rows, BlockedGroups.blockedFrom(heads));
     List<Long> hold = split.hold();
-    if (afterWriters && split.onlyHeld()) {
+    if (waitsForWriters && split.onlyHeld()) {
       List<String> blocked = BlockedGroups.groupsOf(rows);
       if (readPast.size() + blocked.size() <= MAX_GROUPS_READ_PAST) {
         // Read past and left ready, so that the rows behind them go out first.
@@ -223,7 +223,7 @@ public final class BatchSelection {
     // Only rows behind blocked heads: read on at once rather than end the worker's run with ready
     // rows still behind them; past them by position where no row can commit below an id already
     // read, from the first row elsewhere (a writer that committed meanwhile may have a lower id).
-    if (afterWriters) {
+    if (waitsForWriters) {
       from = rows.get(rows.size() - 1).id() + 1;
     }
     if (++heldReads == HELD_READS_PER_TRANSACTION) {

@@ -33,16 +33,16 @@ public final class BlockedGroups {
    * of its first held row, and of its head due again (ready with failed attempts); each null when
    * there is none.
    */
-  public record Heads(Long waiting, Long firstHeld, Long dueAgain) {
+  public record Heads(Long retrying, Long firstHeld, Long dueAgain) {
 
     /**
-     * The id the group is blocked from: rows behind it wait. A waiting head blocks from itself; a
+     * The id the group is blocked from: rows behind it wait. A retrying head blocks from itself; a
      * head due again goes out, and its group's held rows wait behind it; a group with held rows but
      * no failing head is not blocked (see {@link #orphaned}).
      */
     public Long blockedFrom() {
-      if (waiting != null) {
-        return waiting;
+      if (retrying != null) {
+        return retrying;
       }
       return dueAgain != null ? firstHeld : null;
     }
@@ -53,7 +53,7 @@ public final class BlockedGroups {
      * forever.
      */
     public boolean orphaned() {
-      return firstHeld != null && waiting == null && dueAgain == null;
+      return firstHeld != null && retrying == null && dueAgain == null;
     }
   }
 

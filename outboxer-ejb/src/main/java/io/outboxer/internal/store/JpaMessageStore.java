@@ -55,20 +55,21 @@ public class JpaMessageStore implements MessageStore {
       Lease lease,
       Ordering ordering,
       int batchSize,
-      boolean afterWriters,
+      boolean waitsForWriters,
       ReadStart start,
       BooleanSupplier woken) {
-    boolean bounded = afterWriters && sql.has(Sql.IN_FLIGHT);
+    // Waiting needs a database where writers are not serialized: PostgreSQL's in-flight bound.
+    boolean waits = waitsForWriters && sql.has(Sql.IN_FLIGHT);
     if (sql.has(Sql.READ_COMMITS_UNFLUSHED)) {
       sql.column(Sql.READ_COMMITS_UNFLUSHED);
     }
     // Read before the rows, which the statements below then see as of after this look.
-    long bound = bounded ? inFlightBound(lease.outbox(), lease.partition()) : Long.MAX_VALUE;
+    long bound = waits ? inFlightBound(lease.outbox(), lease.partition()) : Long.MAX_VALUE;
     // The lease's row lock, before any row is read. Under it, an operator's repair that raised the
     // repair count has committed, and the rows it made ready are seen by the statements below; a
     // later one waits for this read.
     long repairs = -1;
-    if (bounded) {
+    if (waits) {
       List<Object> fenced = sql.columnFenced(Sql.READ_FENCE, lease);
       if (fenced.isEmpty()) {
         return Optional.empty();
@@ -80,7 +81,7 @@ public class JpaMessageStore implements MessageStore {
     planPerExecution();
     boolean promoted = sql.updatePartition(Sql.PROMOTE_DUE, lease) > 0;
     BatchSelection selection =
-        new BatchSelection(ordering, batchSize, bounded, start, repairs, woken);
+        new BatchSelection(ordering, batchSize, waits, start, repairs, woken);
     return Optional.of(
         selection.select(
             promoted,

@@ -39,17 +39,17 @@ public interface MessageStore {
    * read while a head waits. The cost does not grow with the rows held behind blocked heads (ADR
    * 0002). Each envelope's attempt is its row's failed attempts plus one.
    *
-   * <p>With {@code afterWriters}, where writers are not serialized by the database, nothing is read
-   * from the smallest id that a transaction still in flight may commit in the partition on (ADR
-   * 0010), and the read starts at {@code start} when the partition's repair count is still the one
-   * {@code start} was taken under (ADR 0014): rows deleted while a long transaction holds back the
-   * database's cleanup stay in the index, and starting past them keeps the read's cost from growing
-   * with them. There, a read whose rows are all behind blocked heads reads past them, leaving them
-   * ready, to the rows behind them, and the blocked rows read past are held by the read that finds
-   * nothing else ready (ADR 0016): until then, a read from the first row walks them again in one
-   * statement. A read that makes rows ready again itself (heads due again, held rows released), and
-   * every read without {@code afterWriters} or where the database has one writer, starts at the
-   * partition's first ready row.
+   * <p>With {@code waitsForWriters}, where writers are not serialized by the database, nothing is
+   * read from the smallest id that a transaction still in flight may commit in the partition on
+   * (ADR 0010), and the read starts at {@code start} when the partition's repair count is still the
+   * one {@code start} was taken under (ADR 0014): rows deleted while a long transaction holds back
+   * the database's cleanup stay in the index, and starting past them keeps the read's cost from
+   * growing with them. There, a read whose rows are all behind blocked heads reads past them,
+   * leaving them ready, to the rows behind them, and the blocked rows read past are held by the
+   * read that finds nothing else ready (ADR 0016): until then, a read from the first row walks them
+   * again in one statement. A read that makes rows ready again itself (heads due again, held rows
+   * released), and every read without {@code waitsForWriters} or where the database has one writer,
+   * starts at the partition's first ready row.
    *
    * <p>A transaction that holds blocked rows read past ends before its next read once {@code woken}
    * says that rows may have come meanwhile (a wake-up for the partition), so that they do not wait
@@ -62,7 +62,7 @@ public interface MessageStore {
       Lease lease,
       Ordering ordering,
       int batchSize,
-      boolean afterWriters,
+      boolean waitsForWriters,
       ReadStart start,
       BooleanSupplier woken);
 

@@ -24,12 +24,12 @@ final class PartitionRows implements BatchSelection.Rows {
   private final long bound;
 
   /**
-   * Whether the partition has a blocked group (a waiting head or held rows), asked at most once per
-   * transaction, when the heads of grouped rows are first looked up (PARTITION_BLOCKED). The answer
-   * holds until the transaction ends: only the partition's lease holder makes a head wait or holds
-   * rows, in transactions fenced by the lease row that this one has locked, for which an operator's
-   * repair waits too; and this transaction holds rows only of a group already blocked. Where no
-   * group is blocked, a read never sends its thousand group keys to look up their heads.
+   * Whether the partition has a blocked group (a retrying head or held rows), asked at most once
+   * per transaction, when the heads of grouped rows are first looked up (PARTITION_BLOCKED). The
+   * answer holds until the transaction ends: only the partition's lease holder makes a head wait or
+   * holds rows, in transactions fenced by the lease row that this one has locked, for which an
+   * operator's repair waits too; and this transaction holds rows only of a group already blocked.
+   * Where no group is blocked, a read never sends its thousand group keys to look up their heads.
    */
   private Boolean anyBlocked;
 
@@ -89,10 +89,10 @@ final class PartitionRows implements BatchSelection.Rows {
         sql.rowsOfPartition(Sql.BLOCKED_FROM, lease, "groups", NativeQueries.keyArray(groups))) {
       BlockedGroups.Heads h =
           new BlockedGroups.Heads(
-              row.numberOrNull("waiting"),
+              row.numberOrNull("retrying"),
               row.numberOrNull("first_held"),
               row.numberOrNull("due_again"));
-      if (h.waiting() != null || h.firstHeld() != null) {
+      if (h.retrying() != null || h.firstHeld() != null) {
         heads.put(row.text("group_key"), h);
       }
     }

@@ -15,7 +15,7 @@ public enum RowState {
   /** Failed {@code max-attempts} times: waits for an operator. */
   DEAD(2),
   /** A failed head of its group (or an ungrouped message) waiting for its retry time. */
-  WAITING(3);
+  RETRYING(3);
 
   private final int code;
 
@@ -28,7 +28,7 @@ public enum RowState {
     return switch (state) {
       case READY -> READY;
       case HELD -> HELD;
-      case RETRYING -> WAITING;
+      case RETRYING -> RETRYING;
       case DEAD -> DEAD;
     };
   }
@@ -38,7 +38,7 @@ public enum RowState {
     return switch (this) {
       case READY -> MessageState.READY;
       case HELD -> MessageState.HELD;
-      case WAITING -> MessageState.RETRYING;
+      case RETRYING -> MessageState.RETRYING;
       case DEAD -> MessageState.DEAD;
     };
   }

@@ -51,7 +51,7 @@ public enum Sql {
    */
   READ_READY_PAST_BLOCKED(true),
   /**
-   * Whether the partition has a blocked group: a waiting head or held rows. Asked once per batch
+   * Whether the partition has a blocked group: a retrying head or held rows. Asked once per batch
    * read's transaction, before the first lookup of its groups' heads (BLOCKED_FROM), which a
    * partition without one never needs.
    */

@@ -9,6 +9,6 @@ public record StoredMessage(
    * after a failure. Removing it lets its group move on.
    */
   public boolean isFailingHead() {
-    return state == RowState.WAITING || (state == RowState.READY && attempts > 0);
+    return state == RowState.RETRYING || (state == RowState.READY && attempts > 0);
   }
 }

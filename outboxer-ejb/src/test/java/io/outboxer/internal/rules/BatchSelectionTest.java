@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The batch selection's rules on a partition's rows in memory: every case that SelectionIT shows on
- * the databases, and the ones only a unit test reaches. "Bounded" reads wait for writers (ADR 0010,
- * PostgreSQL by default), so they may start past rows they know of; the others start at the
- * partition's first ready row (SQLite, or wait-for-writers=false).
+ * the databases, and the ones only a unit test reaches. Reads that wait for writers (ADR 0010,
+ * PostgreSQL by default) may start past rows they know of; the others start at the partition's
+ * first ready row (SQLite, or wait-for-writers=false).
  */
 class BatchSelectionTest {
 
@@ -30,7 +30,7 @@ class BatchSelectionTest {
     return table.read(Ordering.GROUP, batchSize, true, start, NOT_WOKEN);
   }
 
-  private ReadBatch readUnbounded(int batchSize, ReadStart start) {
+  private ReadBatch readNotWaiting(int batchSize, ReadStart start) {
     return table.read(Ordering.GROUP, batchSize, false, start, NOT_WOKEN);
   }
 
@@ -66,7 +66,8 @@ class BatchSelectionTest {
   }
 
   @Test
-  void boundedReadsGoPastABlockedGroupsBacklogToTheRowsBehindItThenHoldItTenReadsPerTransaction() {
+  void
+      readsThatWaitForWritersGoPastABlockedGroupsBacklogToTheRowsBehindItThenHoldItTenReadsPerTransaction() {
     table.add(1, 2500, "blocked");
     for (long id = 2501; id <= 2700; id++) {
       table.add(id, "g" + (id % 100));
@@ -103,12 +104,12 @@ class BatchSelectionTest {
   }
 
   @Test
-  void unboundedReadsHoldABlockedGroupsBacklogAsTheyMeetItAndAskToBeReadOn() {
+  void readsThatDoNotWaitForWritersHoldABlockedGroupsBacklogAsTheyMeetItAndAskToBeReadOn() {
     table.add(1, 2500, "blocked");
     table.add(2501, 2700, null);
-    failHeads(readUnbounded(100, ReadStart.FIRST_ROW), 1L);
+    failHeads(readNotWaiting(100, ReadStart.FIRST_ROW), 1L);
 
-    ReadBatch read = readUnbounded(100, ReadStart.FIRST_ROW);
+    ReadBatch read = readNotWaiting(100, ReadStart.FIRST_ROW);
     assertThat(read.envelopes()).isEmpty();
     assertThat(read.full()).as("an empty batch that asks to be read on").isTrue();
     assertThat(held()).as("held by one transaction").isEqualTo(1000);
@@ -116,7 +117,7 @@ class BatchSelectionTest {
     assertThat(table.reads).extracting(BatchSelection.Read::from).containsOnly(0L);
     int calls = 1;
     while (read.envelopes().isEmpty()) {
-      read = readUnbounded(100, read.start());
+      read = readNotWaiting(100, read.start());
       calls++;
     }
     assertThat(calls).isEqualTo(3);
@@ -181,16 +182,16 @@ class BatchSelectionTest {
   }
 
   @Test
-  void unboundedReadsHoldTheGroupsRowsBeforeTheRowsBehindThemGoOut() {
+  void readsThatDoNotWaitForWritersHoldTheGroupsRowsBeforeTheRowsBehindThemGoOut() {
     table.add(1, 2501, "a");
     table.add(2502, 2651, null);
-    ReadBatch read = readUnbounded(100, ReadStart.FIRST_ROW);
+    ReadBatch read = readNotWaiting(100, ReadStart.FIRST_ROW);
     failHeads(read, 1L);
 
-    read = readUnbounded(100, read.start().fromFirstRow());
+    read = readNotWaiting(100, read.start().fromFirstRow());
     while (read.envelopes().isEmpty()) {
       assertThat(read.full()).isTrue();
-      read = readUnbounded(100, read.start());
+      read = readNotWaiting(100, read.start());
     }
 
     assertThat(held()).isEqualTo(2500);
@@ -269,11 +270,11 @@ class BatchSelectionTest {
   }
 
   @Test
-  void anUnboundedReadThatOnlyHeldRowsReadsOnFromTheFirstRow() {
+  void aReadThatDoesNotWaitForWritersAndOnlyHeldRowsReadsOnFromTheFirstRow() {
     table.add(1, 1001, "a");
-    failHeads(readUnbounded(100, ReadStart.FIRST_ROW), 1L);
+    failHeads(readNotWaiting(100, ReadStart.FIRST_ROW), 1L);
 
-    ReadBatch read = readUnbounded(100, ReadStart.FIRST_ROW);
+    ReadBatch read = readNotWaiting(100, ReadStart.FIRST_ROW);
 
     assertThat(read.envelopes()).isEmpty();
     assertThat(read.full()).isTrue();
@@ -282,7 +283,7 @@ class BatchSelectionTest {
   }
 
   @Test
-  void aBoundedReadThatHeldRowsOfTooManyGroupsTenTimesEndsItsTransactionPastThem() {
+  void aReadThatWaitsForWritersAndHeldRowsOfTooManyGroupsTenTimesEndsItsTransactionPastThem() {
     for (long id = 1; id <= 20; id++) {
       table.add(id, "g" + (id - 1));
     }
@@ -324,7 +325,7 @@ class BatchSelectionTest {
   }
 
   @Test
-  void withTotalOrderingAWaitingHeadStopsThePartitionBeforeAnyRead() {
+  void withTotalOrderingARetryingHeadStopsThePartitionBeforeAnyRead() {
     table.add(1, 3, "a");
     table.add(4, "b");
     ReadBatch first = table.read(Ordering.TOTAL, 10, true, ReadStart.FIRST_ROW, NOT_WOKEN);
@@ -350,9 +351,9 @@ class BatchSelectionTest {
   }
 
   @Test
-  void withoutOrderingAWaitingMessageHoldsNothingBack() {
+  void withoutOrderingARetryingMessageHoldsNothingBack() {
     table.add(1, 4, "a");
-    table.rows.get(1L).state = RowState.WAITING;
+    table.rows.get(1L).state = RowState.RETRYING;
 
     ReadBatch read = table.read(Ordering.NONE, 10, true, ReadStart.FIRST_ROW, NOT_WOKEN);
 
@@ -388,7 +389,7 @@ class BatchSelectionTest {
     read(2, past);
     table.repairs++;
     read(2, past);
-    readUnbounded(2, past);
+    readNotWaiting(2, past);
 
     assertThat(table.reads).extracting(BatchSelection.Read::from).containsExactly(0L, 3L, 0L, 0L);
   }

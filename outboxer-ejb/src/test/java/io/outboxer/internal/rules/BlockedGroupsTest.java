@@ -25,7 +25,7 @@ class BlockedGroupsTest {
     List<Envelope> batch =
         List.of(e(10, "a"), e(11, "b"), e(12, null), e(13, "a"), e(14, "c"), e(15, "b"));
 
-    // a is blocked from its waiting head 5 (not in the batch); b from its first held row 13.
+    // a is blocked from its retrying head 5 (not in the batch); b from its first held row 13.
     BlockedGroups.Split split = BlockedGroups.split(batch, Map.of("a", 5L, "b", 13L));
 
     assertThat(split.free()).extracting(Envelope::id).containsExactly(11L, 12L, 14L);

@@ -25,7 +25,7 @@ public final class RowTable {
     public int attempts;
     public String lastError;
 
-    /** For a {@link RowState#WAITING} row: true once its retry time has come. */
+    /** For a {@link RowState#RETRYING} row: true once its retry time has come. */
     public boolean due;
 
     Row(long id, String group) {
@@ -76,30 +76,30 @@ public final class RowTable {
   }
 
   /**
-   * A batch read in one transaction, as the store runs it: waiting heads whose retry time has come
+   * A batch read in one transaction, as the store runs it: retrying heads whose retry time has come
    * are ready again, then the selection runs on the rows.
    *
-   * @param afterWriters true where reads wait for writers: the read may start past rows it knows
+   * @param waitsForWriters true where reads wait for writers: the read may start past rows it knows
    */
   public ReadBatch read(
       Ordering ordering,
       int batchSize,
-      boolean afterWriters,
+      boolean waitsForWriters,
       ReadStart start,
       BooleanSupplier woken) {
     boolean promoted = false;
     for (Row r : rows.values()) {
-      if (r.state == RowState.WAITING && r.due) {
+      if (r.state == RowState.RETRYING && r.due) {
         r.state = RowState.READY;
         r.due = false;
         promoted = true;
       }
     }
     return new BatchSelection(
-            ordering, batchSize, afterWriters, start, afterWriters ? repairs : -1, woken)
+            ordering, batchSize, waitsForWriters, start, waitsForWriters ? repairs : -1, woken)
         .select(
             promoted,
-            () -> rows.values().stream().anyMatch(r -> r.state == RowState.WAITING),
+            () -> rows.values().stream().anyMatch(r -> r.state == RowState.RETRYING),
             new Statements(ordering, batchSize));
   }
 
@@ -118,7 +118,7 @@ public final class RowTable {
       }
       r.attempts++;
       r.lastError = f.reason();
-      r.state = f.dead() ? RowState.DEAD : RowState.WAITING;
+      r.state = f.dead() ? RowState.DEAD : RowState.RETRYING;
       if (f.groupEffect() == Completion.GroupEffect.RELEASE) {
         release(f.groupKey());
       }
@@ -180,23 +180,23 @@ public final class RowTable {
     public Map<String, BlockedGroups.Heads> heads(List<Envelope> batch) {
       Map<String, BlockedGroups.Heads> heads = new HashMap<>();
       for (String group : BlockedGroups.groupsOf(batch)) {
-        Long waiting = null;
+        Long retrying = null;
         Long firstHeld = null;
         Long dueAgain = null;
         for (Row r : rows.values()) {
           if (!group.equals(r.group)) {
             continue;
           }
-          if (r.state == RowState.WAITING && waiting == null) {
-            waiting = r.id;
+          if (r.state == RowState.RETRYING && retrying == null) {
+            retrying = r.id;
           } else if (r.state == RowState.HELD && firstHeld == null) {
             firstHeld = r.id;
           } else if (r.state == RowState.READY && r.attempts > 0 && dueAgain == null) {
             dueAgain = r.id;
           }
         }
-        if (waiting != null || firstHeld != null) {
-          heads.put(group, new BlockedGroups.Heads(waiting, firstHeld, dueAgain));
+        if (retrying != null || firstHeld != null) {
+          heads.put(group, new BlockedGroups.Heads(retrying, firstHeld, dueAgain));
         }
       }
       return heads;

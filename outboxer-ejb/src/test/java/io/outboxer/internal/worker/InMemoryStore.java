@@ -93,7 +93,7 @@ final class InMemoryStore implements MessageStore, LeaseStore {
       Lease lease,
       Ordering ordering,
       int batchSize,
-      boolean afterWriters,
+      boolean waitsForWriters,
       ReadStart start,
       BooleanSupplier woken) {
     if (!valid(lease)) {
@@ -102,7 +102,7 @@ final class InMemoryStore implements MessageStore, LeaseStore {
     onRead.run();
     wokenAtRead.add(woken.getAsBoolean());
     int reads = table.reads.size();
-    ReadBatch batch = table.read(ordering, batchSize, afterWriters, start, woken);
+    ReadBatch batch = table.read(ordering, batchSize, waitsForWriters, start, woken);
     if (table.reads.size() > reads) {
       readsFrom.add(table.reads.get(reads).from());
     }

@@ -179,7 +179,7 @@ class PartitionWorkerTest {
     // batch read holds ten reads' worth and ends its transaction with an empty batch.
     for (long id = 1; id <= 20; id++) {
       store.add(id, "g" + id);
-      store.rows.get(id).state = RowState.WAITING;
+      store.rows.get(id).state = RowState.RETRYING;
     }
     for (long id = 21; id <= 2020; id++) {
       store.add(id, "g" + (id % 20 + 1));
