@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.outboxer.it.support.Deployments;
+import io.outboxer.it.support.OnDatabase;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
@@ -26,6 +27,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * applications of the server, each its own node) and outbox it-cluster with 8 partitions. Read from
  * the lease table: which node holds how many partitions.
  */
+@OnDatabase(
+    value = "postgresql",
+    because = "two engines on one database (SQLite is one server's file)")
 @ExtendWith(ArquillianExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @RunAsClient

@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 import io.outboxer.Outbox;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
+import io.outboxer.it.support.OnDatabase;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
@@ -37,6 +38,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * is recorded with the application, the time, and the partition's lease owner and epoch in the
  * database at that moment.
  */
+@OnDatabase(
+    value = "postgresql",
+    because = "two engines on one database (SQLite is one server's file)")
 @ExtendWith(ArquillianExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterIT {

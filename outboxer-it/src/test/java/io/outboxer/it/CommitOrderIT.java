@@ -25,6 +25,7 @@ import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
 import io.outboxer.it.support.KafkaRecords;
 import io.outboxer.it.support.LeasedOutbox;
+import io.outboxer.it.support.OnDatabase;
 import io.outboxer.it.support.OpenTransaction;
 import io.outboxer.it.support.Sql;
 import io.outboxer.it.support.TransactionSetting;
@@ -71,6 +72,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * reads nothing; a rollback or a terminated session releases it at once. The other partitions'
  * throughput beside an open transaction is measured by the benchmark (W3).
  */
+@OnDatabase(
+    value = "postgresql",
+    because = "writers in flight at once (SQLite has one writer at a time)")
 @ExtendWith(ArquillianExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CommitOrderIT {

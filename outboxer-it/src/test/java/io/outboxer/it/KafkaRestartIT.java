@@ -11,6 +11,7 @@ import io.outboxer.it.setup.TestServices;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
 import io.outboxer.it.support.KafkaRecords;
+import io.outboxer.it.support.OnDatabase;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -51,6 +52,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * becomes dead; readiness stays UP and names the waiting partitions; nothing is lost, delivery
  * resumes, and every group stays in order.
  */
+@OnDatabase(
+    value = "postgresql",
+    because = "it counts rows through the PostgreSQL suite's database")
 @ExtendWith(ArquillianExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class KafkaRestartIT {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.outboxer.internal.store.Database;
 import io.outboxer.it.support.Deployments;
+import io.outboxer.it.support.OnDatabase;
 import io.outboxer.it.support.Sql;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
@@ -25,6 +26,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * one gives back and lets the pool open a new one. Here a transaction holds the connection, as the
  * one that Liberty's pool lost track of stays reserved.
  */
+@OnDatabase(
+    value = "sqlite",
+    because = "it aborts the connections of the pool: SQLite's pool of one")
 @ExtendWith(ArquillianExtension.class)
 class PoolHealingIT {
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.outboxer.internal.store.Database;
 import io.outboxer.it.setup.TestServices;
+import io.outboxer.it.support.OnDatabase;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +20,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * it, so the script must be serialized across servers, not only idempotent. Each server is a {@link
  * Database} of its own, released together after detecting the dialect.
  */
+@OnDatabase(value = "postgresql", because = "servers starting together on one database")
 class SchemaInstallIT {
 
   private static final int SERVERS = 4;
