@@ -25,6 +25,7 @@ import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.ItEvents;
 import io.outboxer.it.support.KafkaRecords;
 import io.outboxer.it.support.LeasedOutbox;
+import io.outboxer.it.support.MessageRows;
 import io.outboxer.it.support.OnDatabase;
 import io.outboxer.it.support.OpenTransaction;
 import io.outboxer.it.support.Sql;
@@ -390,11 +391,7 @@ class CommitOrderIT {
     LeasedOutbox leased = LeasedOutbox.take(leases, "it-dead-", "commit-order-test");
     String outbox = leased.name();
     Lease lease = leased.lease();
-    Sql.update(
-        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
-            + " select ?, 0, 'g' || (g % 100), 'T', '{}' from generate_series(1, 20100) g"
-            + " order by g",
-        outbox);
+    MessageRows.insertGroupedBy(outbox, "'g' || (g % 100)", 20100);
     OpenTransaction open = OpenTransaction.publishing(() -> Sql.number("select txid_current()"));
     ReadStart start = ReadStart.FIRST_ROW;
     try {

@@ -16,6 +16,7 @@ import io.outboxer.internal.store.RowState;
 import io.outboxer.internal.store.StoredMessage;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.LeasedOutbox;
+import io.outboxer.it.support.MessageRows;
 import io.outboxer.it.support.Sql;
 import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
@@ -72,17 +73,6 @@ class FencingIT {
     return leases.acquire(outbox, 0, owner, TTL).orElseThrow();
   }
 
-  private static long insert(String outbox, String group, int state, int attempts) {
-    Sql.update(
-        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload,"
-            + " state, attempts) values (?, 0, ?, 'T', '{}', ?, ?)",
-        outbox,
-        group,
-        state,
-        attempts);
-    return Sql.number("select max(id) from outboxer_message where outbox = ?", outbox);
-  }
-
   /** What a batch read from the partition's first row, with batches of 10, hands to the relay. */
   private List<Envelope> batch(Lease lease) {
     return messages
@@ -100,8 +90,8 @@ class FencingIT {
   void aWorkerWhoseLeaseLapsedReadsNothingAndChangesNothing() {
     String outbox = newOutbox();
     Lease stale = lease(outbox, "first");
-    long head = insert(outbox, "g", 0, 0);
-    insert(outbox, "g", 0, 0);
+    long head = MessageRows.insert(outbox, "g", RowState.READY, 0);
+    MessageRows.insert(outbox, "g", RowState.READY, 0);
     List<Envelope> batch = batch(stale);
     // The lease lapses and another worker takes the partition.
     Sql.update("update outboxer_lease set expires_at = 0 where outbox = ?", outbox);
@@ -123,12 +113,12 @@ class FencingIT {
   void heldRowsWithoutAFailingHeadAreReleasedWhenTheWorkerMeetsThem() {
     String outbox = newOutbox();
     Lease lease = lease(outbox, "worker");
-    long orphan1 = insert(outbox, "orphaned", 1, 0);
-    long orphan2 = insert(outbox, "orphaned", 1, 0);
-    long dueAgain = insert(outbox, "retried", 0, 2);
-    long heldBehind = insert(outbox, "retried", 1, 0);
-    long next = insert(outbox, "orphaned", 0, 0);
-    long behindDue = insert(outbox, "retried", 0, 0);
+    long orphan1 = MessageRows.insert(outbox, "orphaned", RowState.HELD, 0);
+    long orphan2 = MessageRows.insert(outbox, "orphaned", RowState.HELD, 0);
+    long dueAgain = MessageRows.insert(outbox, "retried", RowState.READY, 2);
+    long heldBehind = MessageRows.insert(outbox, "retried", RowState.HELD, 0);
+    long next = MessageRows.insert(outbox, "orphaned", RowState.READY, 0);
+    long behindDue = MessageRows.insert(outbox, "retried", RowState.READY, 0);
 
     List<Envelope> batch = batch(lease);
 
@@ -145,9 +135,9 @@ class FencingIT {
   @Test
   void anOutboxStartedWithoutGroupOrderingReleasesItsHeldRows() {
     String outbox = newOutbox();
-    insert(outbox, "g", 3, 1);
-    insert(outbox, "g", 1, 0);
-    insert(outbox, "g", 1, 0);
+    MessageRows.insert(outbox, "g", RowState.RETRYING, 1);
+    MessageRows.insert(outbox, "g", RowState.HELD, 0);
+    MessageRows.insert(outbox, "g", RowState.HELD, 0);
 
     assertThat(messages.releaseHeld(outbox)).isEqualTo(2);
     assertThat(
@@ -167,12 +157,12 @@ class FencingIT {
   void aDiscardedHeadReleasesEvenTheRowsABatchReadIsHoldingAtThatMoment() throws Exception {
     String outbox = newOutbox();
     Lease lease = lease(outbox, "worker");
-    long head = insert(outbox, "g", 3, 1);
+    long head = MessageRows.insert(outbox, "g", RowState.RETRYING, 1);
     Sql.update(
         "update outboxer_message set next_attempt_at = next_attempt_at + 3600000 where id = ?",
         head);
-    insert(outbox, "g", 0, 0);
-    insert(outbox, "g", 0, 0);
+    MessageRows.insert(outbox, "g", RowState.READY, 0);
+    MessageRows.insert(outbox, "g", RowState.READY, 0);
     Callable<Void> discardHead =
         () ->
             inTransaction(
@@ -208,7 +198,7 @@ class FencingIT {
   void aRepairReadsTheMessageAsTheBatchInProgressLeavesIt() throws Exception {
     String outbox = newOutbox();
     Lease lease = lease(outbox, "worker");
-    long message = insert(outbox, "g", 0, 2);
+    long message = MessageRows.insert(outbox, "g", RowState.READY, 2);
     Callable<StoredMessage> revive =
         () ->
             inTransaction(
@@ -259,7 +249,7 @@ class FencingIT {
     String outbox = newOutbox();
     leases.createLeases(outbox, 1);
     Lease lease = leases.acquire(outbox, 0, "worker", Duration.ofSeconds(2)).orElseThrow();
-    long message = insert(outbox, "g", 0, 0);
+    long message = MessageRows.insert(outbox, "g", RowState.READY, 0);
     if (!Sql.database().equals("postgresql")) {
       Sql.update("update outboxer_lease set expires_at = 0 where outbox = ?", outbox);
       assertThat(leases.renew(lease, Duration.ofSeconds(2))).isFalse();

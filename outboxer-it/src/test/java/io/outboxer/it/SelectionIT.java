@@ -15,6 +15,7 @@ import io.outboxer.internal.store.MessageStore;
 import io.outboxer.internal.store.RowState;
 import io.outboxer.it.support.Deployments;
 import io.outboxer.it.support.LeasedOutbox;
+import io.outboxer.it.support.MessageRows;
 import io.outboxer.it.support.Sql;
 import io.outboxer.it.support.TableReads;
 import io.outboxer.spi.DeliveryReport;
@@ -185,8 +186,8 @@ class SelectionIT {
     String outbox = leased.name();
     Lease lease = leased.lease();
     long head = leased.insert("a");
-    insertRows(outbox, "a", 2500);
-    insertRows(outbox, null, 150);
+    MessageRows.insertMany(outbox, "a", 2500);
+    MessageRows.insertMany(outbox, null, 150);
     List<Long> others = idsOf(outbox, null);
     ReadBatch first =
         store
@@ -243,7 +244,7 @@ class SelectionIT {
     assertThat(read.start().unheld()).isEqualTo(head + 1001);
 
     // Rows published meanwhile go out before the rest is held.
-    insertRows(outbox, "c", 30);
+    MessageRows.insertMany(outbox, "c", 30);
     read = store.nextBatch(lease, Ordering.GROUP, 100, true, read.start(), NOT_WOKEN).orElseThrow();
     assertThat(read.envelopes())
         .extracting(Envelope::id)
@@ -322,8 +323,9 @@ class SelectionIT {
     for (String group : List.of("a", "b", "c")) {
       heads.add(leased.insert(group));
     }
-    insertRowsGroupedBy(outbox, "case g % 3 when 0 then 'a' when 1 then 'b' else 'c' end", 900);
-    insertRows(outbox, "z", 50);
+    MessageRows.insertGroupedBy(
+        outbox, "case g % 3 when 0 then 'a' when 1 then 'b' else 'c' end", 900);
+    MessageRows.insertMany(outbox, "z", 50);
     List<Long> behind = idsOf(outbox, "z");
     ReadBatch first =
         store
@@ -489,11 +491,7 @@ class SelectionIT {
     String outbox = leased.name();
     Lease lease = leased.lease();
     long head = leased.insert("a");
-    Sql.update(
-        "with recursive s(g) as (select 1 union all select g + 1 from s where g < 1000)"
-            + " insert into outboxer_message (outbox, partition_no, group_key, message_type,"
-            + " payload) select ?, 0, 'a', 'T', '{}' from s",
-        outbox);
+    MessageRows.insertMany(outbox, "a", 1000);
     List<Envelope> first =
         store
             .nextBatch(lease, Ordering.GROUP, 100, false, ReadStart.FIRST_ROW, NOT_WOKEN)
@@ -543,65 +541,18 @@ class SelectionIT {
         .isEqualTo(8);
   }
 
+  /** {@link #BLOCKED} messages of {@code blocked}, then {@link #OTHERS} of 1,000 other groups. */
   private static void insertBacklog(String outbox, String blocked) {
-    String select =
-        "select ?, 0, case when g <= "
+    MessageRows.insertGroupedBy(
+        outbox,
+        "case when g <= "
             + BLOCKED
-            + " then ? else ? || (g % 1000) end, 'T', '{}' from ";
-    String insert =
-        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload) ";
-    if (Sql.database().equals("postgresql")) {
-      Sql.update(
-          insert + select + "generate_series(1, " + (BLOCKED + OTHERS) + ") g order by g",
-          outbox,
-          blocked,
-          outbox + "-g");
-    } else {
-      Sql.update(
-          "with recursive s(g) as (select 1 union all select g + 1 from s where g < "
-              + (BLOCKED + OTHERS)
-              + ") "
-              + insert
-              + select
-              + "s",
-          outbox,
-          blocked,
-          outbox + "-g");
-    }
-  }
-
-  /** Inserts {@code count} messages of {@code group} (null: ungrouped) into partition 0. */
-  private static void insertRows(String outbox, String group, int count) {
-    insertRowsGroupedBy(outbox, group == null ? "null" : "'" + group + "'", count);
-  }
-
-  /**
-   * Inserts {@code count} messages into partition 0, the group of the {@code g}th (from 1) given by
-   * the SQL expression {@code key}.
-   */
-  private static void insertRowsGroupedBy(String outbox, String key, int count) {
-    String insert =
-        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload) ";
-    if (postgres()) {
-      Sql.update(
-          insert
-              + "select ?, 0, "
-              + key
-              + ", 'T', '{}' from generate_series(1, "
-              + count
-              + ") g order by g",
-          outbox);
-    } else {
-      Sql.update(
-          "with recursive s(g) as (select 1 union all select g + 1 from s where g < "
-              + count
-              + ") "
-              + insert
-              + "select ?, 0, "
-              + key
-              + ", 'T', '{}' from s",
-          outbox);
-    }
+            + " then '"
+            + blocked
+            + "' else '"
+            + outbox
+            + "-g' || (g % 1000) end",
+        BLOCKED + OTHERS);
   }
 
   private static boolean postgres() {

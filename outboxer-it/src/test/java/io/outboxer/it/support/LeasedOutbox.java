@@ -33,11 +33,6 @@ public record LeasedOutbox(String name, Lease lease) {
 
   /** Inserts one message of {@code group} into partition 0, as a publish would; its id. */
   public long insert(String group) {
-    Sql.update(
-        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
-            + " values (?, 0, ?, 'T', '{}')",
-        name,
-        group);
-    return Sql.number("select max(id) from outboxer_message where outbox = ?", name);
+    return MessageRows.insert(name, group);
   }
 }
