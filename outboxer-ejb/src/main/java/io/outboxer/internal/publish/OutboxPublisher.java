@@ -3,7 +3,6 @@ package io.outboxer.internal.publish;
 import io.outboxer.Outbox;
 import io.outboxer.OutboxException;
 import io.outboxer.OutboxMessage;
-import io.outboxer.Outboxed;
 import io.outboxer.internal.config.OutboxConfig;
 import io.outboxer.internal.config.OutboxerRuntime;
 import io.outboxer.internal.entity.OutboxRecord;
@@ -29,8 +28,6 @@ import java.util.Set;
 @ApplicationScoped
 public class OutboxPublisher implements Outbox {
 
-  static final int MAX_GROUP_KEY = 500;
-  private static final String DEFAULT_OUTBOX = "default";
   private static final Object ANNOUNCED_KEY = new Object();
 
   @Inject private OutboxerRuntime runtime;
@@ -51,10 +48,7 @@ public class OutboxPublisher implements Outbox {
 
   @Override
   public long publish(OutboxMessage message) {
-    if (message == null) {
-      throw new OutboxException("OUTBOXER-2002 cannot publish null: pass an OutboxMessage");
-    }
-    String type = message.getClass().getName();
+    String type = Publication.typeOf(message);
     int status = transactions.getTransactionStatus();
     if (status != Status.STATUS_ACTIVE) {
       throw new OutboxException(
@@ -68,28 +62,13 @@ public class OutboxPublisher implements Outbox {
                       + ")")
               + ": call it from a transactional method (@Transactional, or an EJB method)");
     }
-    OutboxConfig outbox = runtime.outbox(outboxOf(message.getClass()));
+    OutboxConfig outbox = runtime.outbox(Publication.outboxOf(message.getClass()));
     String refusal = runtime.refusal(outbox.name());
     if (refusal != null) {
       throw new OutboxException("OUTBOXER-2006 cannot publish " + type + ": " + refusal);
     }
-    String group = message.groupKey();
-    if (group != null && group.length() > MAX_GROUP_KEY) {
-      throw new OutboxException(
-          "OUTBOXER-2004 group key of "
-              + type
-              + " is "
-              + group.length()
-              + " characters long; the limit is "
-              + MAX_GROUP_KEY);
-    }
-    String payload;
-    try {
-      payload = jsonb.toJson(message);
-    } catch (RuntimeException e) {
-      throw new OutboxException(
-          "OUTBOXER-2003 JSON-B cannot serialize " + type + ": " + e.getMessage(), e);
-    }
+    Publication publication = Publication.of(message, jsonb);
+    String group = publication.groupKey();
     int partition = Partitioner.partitionOf(group, outbox.partitions());
     PartitionRef where = new PartitionRef(outbox.name(), partition);
     Set<PartitionRef> announced = announced();
@@ -103,18 +82,18 @@ public class OutboxPublisher implements Outbox {
     long id =
         store.insert(
             new OutboxRecord(
-                outbox.name(), partition, group, type, payload, CurrentTrace.traceParent()),
+                outbox.name(),
+                partition,
+                group,
+                type,
+                publication.payload(),
+                CurrentTrace.traceParent()),
             outbox.serializeWrites()
                 ? OrderingScope.lockKey(outbox.name(), outbox.ordering(), group)
                 : null);
     runtime.wakeAfterCommit(outbox.name(), partition);
     metrics.publishedOnCommit(outbox.name());
     return id;
-  }
-
-  private static String outboxOf(Class<?> type) {
-    Outboxed outboxed = type.getAnnotation(Outboxed.class);
-    return outboxed == null ? DEFAULT_OUTBOX : outboxed.value();
   }
 
   /** The partitions where the caller's transaction announced itself to workers (ADR 0010). */
