@@ -259,7 +259,7 @@ class FencingIT {
     tx.begin();
     admin.findForRepair(outbox, message).orElseThrow(); // holds the lease row
     Future<Boolean> renewal =
-        startWaitingForALock(() -> leases.renew(lease, Duration.ofSeconds(2)));
+        startWaitingForALock(() -> inTransaction(() -> leases.renew(lease, Duration.ofSeconds(2))));
     await("the lease's expiry, by the database's clock")
         .atMost(Duration.ofSeconds(30))
         .until(
