@@ -124,14 +124,18 @@ class CommitOrderIT {
   @Test
   void whatCommitSafeOrderNeedsOfTheDatabaseIsChecked() throws Exception {
     assertThat(store.commitOrderProblems()).isEmpty();
-    Sql.update("alter table outboxer_message alter column id set cache 50");
+    // The identity's sequence itself: an alter of the table would lock it against the workers,
+    // which lock the sequence first (LAST_ID), and deadlock with them.
+    String sequence =
+        (String) Sql.query("select pg_get_serial_sequence('outboxer_message', 'id')").get(0)[0];
+    Sql.update("alter sequence " + sequence + " cache 50");
     try {
       assertThat(store.commitOrderProblems())
           .singleElement()
           .asString()
           .startsWith("the identity of outboxer_message.id caches 50 ids per session");
     } finally {
-      Sql.update("alter table outboxer_message alter column id set cache 1");
+      Sql.update("alter sequence " + sequence + " cache 1");
     }
     tx.begin();
     try {

@@ -262,6 +262,7 @@ class FencingIT {
         startWaitingForALock(() -> inTransaction(() -> leases.renew(lease, Duration.ofSeconds(2))));
     await("the lease's expiry, by the database's clock")
         .atMost(Duration.ofSeconds(30))
+        .pollInSameThread()
         .until(
             () ->
                 Sql.number(
