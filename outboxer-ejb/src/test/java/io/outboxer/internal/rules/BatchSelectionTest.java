@@ -53,6 +53,25 @@ class BatchSelectionTest {
     return read.startAfter(completion);
   }
 
+  /**
+   * The heads of groups g0 to g19 (ids 1 to 20) read and failed, {@code behind} rows of theirs
+   * after them in turn, then one row of group z.
+   *
+   * @return the read of the heads
+   */
+  private ReadBatch twentyFailingGroups(int behind) {
+    for (long id = 1; id <= 20; id++) {
+      table.add(id, "g" + (id - 1));
+    }
+    for (long id = 21; id <= 20 + behind; id++) {
+      table.add(id, "g" + ((id - 21) % 20));
+    }
+    table.add(21L + behind, "z");
+    ReadBatch heads = read(20, ReadStart.FIRST_ROW);
+    failHeads(heads, range(1, 20).toArray(Long[]::new));
+    return heads;
+  }
+
   private static List<Long> ids(ReadBatch read) {
     return read.envelopes().stream().map(Envelope::id).toList();
   }
@@ -200,16 +219,8 @@ class BatchSelectionTest {
 
   @Test
   void aReadOfTheRowsOfManyBlockedGroupsHoldsThem() {
-    for (long id = 1; id <= 20; id++) {
-      table.add(id, "g" + (id - 1));
-    }
-    for (long id = 21; id <= 120; id++) {
-      table.add(id, "g" + ((id - 21) % 20));
-    }
-    table.add(121, "z");
-    ReadBatch first = read(20, ReadStart.FIRST_ROW);
+    ReadBatch first = twentyFailingGroups(100);
     assertThat(ids(first)).isEqualTo(range(1, 20));
-    failHeads(first, range(1, 20).toArray(Long[]::new));
 
     ReadBatch read = read(100, first.start().fromFirstRow());
 
@@ -284,14 +295,7 @@ class BatchSelectionTest {
 
   @Test
   void aReadThatWaitsForWritersAndHeldRowsOfTooManyGroupsTenTimesEndsItsTransactionPastThem() {
-    for (long id = 1; id <= 20; id++) {
-      table.add(id, "g" + (id - 1));
-    }
-    for (long id = 21; id <= 2020; id++) {
-      table.add(id, "g" + ((id - 21) % 20));
-    }
-    table.add(2021, "z");
-    failHeads(read(20, ReadStart.FIRST_ROW), range(1, 20).toArray(Long[]::new));
+    twentyFailingGroups(2000);
 
     ReadBatch read = read(100, ReadStart.FIRST_ROW);
 
