@@ -21,6 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +44,14 @@ class SqliteStallLoop {
   private static final int PUBLISHERS = 6;
   private static final int IDLE_OUTBOXES = 16;
   private static final int BUSY_THREADS = Integer.getInteger("stall.busy", 2);
+
+  /**
+   * The soak's publishing rate, messages per second over all publishers: below what the demo's
+   * queue listener consumes, so that the queue does not fill the messaging engine's store (at full
+   * speed, 700,000 messages in 30 minutes did, and the relay met a full destination) and a stall is
+   * told from a backlog. The loop's starts publish at full speed.
+   */
+  private static final int SOAK_RATE = Integer.getInteger("stall.rate", 60);
 
   private final LibertyServer server =
       new LibertyServer(
@@ -154,9 +163,13 @@ class SqliteStallLoop {
       runs.add(
           clients.submit(
               () -> {
+                long interval = SOAK.isZero() ? 0 : PUBLISHERS * 1_000_000_000L / SOAK_RATE;
+                long next = System.nanoTime();
                 for (int n = 0; Instant.now().isBefore(until); n++) {
                   demo.pay(client + "-" + (n % 50));
                   count.incrementAndGet();
+                  next += interval;
+                  LockSupport.parkNanos(next - System.nanoTime()); // the rate, not a wait
                 }
                 return null;
               }));
