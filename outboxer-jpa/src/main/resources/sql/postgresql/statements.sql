@@ -78,15 +78,20 @@ select current_setting('transaction_isolation')
 -- name: READ_COMMITS_UNFLUSHED
 select set_config('synchronous_commit', 'off', true)
 
--- The worker's transactions plan each statement on outboxer_message for its parameters and for the
--- table as it is at that moment (ADR 0017). A server-side prepared statement may otherwise run on a
--- generic plan once it ran five times, kept until the table's statistics change: planned while the
--- table was empty (an idle outbox vacuumed or analyzed empty), it scans the whole table, and after a
--- burst every batch read sorted the backlog and every delete or hold parsed its id list once per
--- row, until the next analyze. The statements on the lease and the lock table run before this one:
--- their plans do not depend on the outbox's size. plan_cache_mode needs PostgreSQL 12 or later.
--- name: PLAN_PER_EXECUTION
-select set_config('plan_cache_mode', 'force_custom_plan', true)
+-- The worker's transactions plan each statement on outboxer_message for its parameters, by index,
+-- whatever the table's statistics say (ADR 0017). A server-side prepared statement may otherwise
+-- run on a generic plan once it ran five times, kept until the statistics change; and statistics
+-- taken while the outbox was idle (analyzed empty after a drain, its pages kept) make the planner
+-- count a later burst as a row or two: it then deleted or held a batch by a sequential scan that
+-- compared every row with the batch's 2,000 ids (13 s at 200,000 rows), and read a batch by the
+-- primary key and a sort of the partition's whole backlog. Every statement below has an index
+-- that gives its rows, and its order where it has one: without sequential scans and sorts, the
+-- planner takes it whatever it estimates. The statements on the lease and the lock table run
+-- before this one and keep their plans. plan_cache_mode needs PostgreSQL 12 or later.
+-- name: PLAN_BY_INDEX
+select set_config('plan_cache_mode', 'force_custom_plan', true),
+       set_config('enable_seqscan', 'off', true),
+       set_config('enable_sort', 'off', true)
 
 -- name: PROMOTE_DUE
 update outboxer_message set state = 0
@@ -307,10 +312,16 @@ select id, partition_no, group_key, message_type, state, attempts, created_at, l
  where outbox = :outbox and state = :state and id > :after
  order by id limit :limit
 
+-- A failing head of the group: waiting for its retry time, or due again. One probe of each state's
+-- index by group; as one condition with "or", the planner may walk the partition's whole backlog.
 -- name: GROUP_FAILING
-select id from outboxer_message
- where outbox = :outbox and partition_no = :partition and group_key = :group
-   and (state = 3 or (state = 0 and attempts > 0))
+select id from (select id from outboxer_message
+                 where outbox = :outbox and partition_no = :partition and group_key = :group
+                   and state = 3
+                union all
+                select id from outboxer_message
+                 where outbox = :outbox and partition_no = :partition and group_key = :group
+                   and state = 0 and attempts > 0) f
  limit 1
 
 -- name: RETRY_GROUP_NOW

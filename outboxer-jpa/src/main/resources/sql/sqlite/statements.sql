@@ -8,7 +8,7 @@
 -- LAST_ID, IN_FLIGHT or OLDEST_IN_FLIGHT statement), and so always read from a partition's first
 -- ready row (no READ_READY_FROM or READ_FENCE statement). A batch read commits as every transaction
 -- does (no READ_COMMITS_UNFLUSHED statement). SQLite's planner does not look at the table's size (no
--- PLAN_PER_EXECUTION statement).
+-- PLAN_BY_INDEX statement).
 
 -- name: PROMOTE_DUE
 update outboxer_message set state = 0

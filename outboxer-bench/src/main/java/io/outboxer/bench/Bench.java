@@ -15,18 +15,19 @@ import java.util.concurrent.Callable;
  * bench.png} (no chart when only profiles ran).
  *
  * <p>Settings (system properties): {@code bench.p1.backlog} (P1's measured drains, default
- * 1000000), {@code bench.p1s.backlog} (P1 on SQLite's, 100000), {@code bench.p1j.backlog} (P1 into
- * JMS's, 50000), {@code bench.backlog} (P1's warm-up, P1t, W1 and the profile's drain, 50000),
- * {@code bench.p4.backlog} (the other groups' messages in P4, 300000), {@code bench.groups}
- * (10000), {@code bench.repetitions} (3), {@code bench.p5.large} (1000000), {@code
- * bench.w3.backlog} (800000: W3, sized for a drain of at least 30 s with the transaction open),
- * {@code bench.p3.rate} (P3's messages per second; by default 500, or half of P2's publishing
- * throughput where that is less), {@code bench.budget.minutes} (12: scenarios that would start
- * later are left out, and the report says so), {@code bench.only} (the scenarios to run,
- * comma-separated: P1s, P1, P1t, P1j, profile, P5, P2, P3, P4, W1, W2, W3; all when empty), {@code
- * bench.broker.config} (comma-separated {@code key=value} lines added to the Kafka broker's
- * configuration; none when empty), {@code bench.require} (scenarios whose targets must hold: the
- * run fails, after writing its report, when one of them missed its target or was not measured).
+ * 1000000), {@code bench.p1c.backlog} (P1c's burst, 200000), {@code bench.p1s.backlog} (P1 on
+ * SQLite's, 100000), {@code bench.p1j.backlog} (P1 into JMS's, 50000), {@code bench.backlog} (P1's
+ * warm-up, P1t, W1 and the profile's drain, 50000), {@code bench.p4.backlog} (the other groups'
+ * messages in P4, 300000), {@code bench.groups} (10000), {@code bench.repetitions} (3), {@code
+ * bench.p5.large} (1000000), {@code bench.w3.backlog} (800000: W3, sized for a drain of at least 30
+ * s with the transaction open), {@code bench.p3.rate} (P3's messages per second; by default 500, or
+ * half of P2's publishing throughput where that is less), {@code bench.budget.minutes} (12:
+ * scenarios that would start later are left out, and the report says so), {@code bench.only} (the
+ * scenarios to run, comma-separated: P1s, P1, P1c, P1t, P1j, profile, P5, P2, P3, P4, W1, W2, W3;
+ * all when empty), {@code bench.broker.config} (comma-separated {@code key=value} lines added to
+ * the Kafka broker's configuration; none when empty), {@code bench.require} (scenarios whose
+ * targets must hold: the run fails, after writing its report, when one of them missed its target or
+ * was not measured).
  */
 public final class Bench {
 

@@ -106,6 +106,64 @@ final class Db implements AutoCloseable, OutboxTable {
   }
 
   /**
+   * This table as an idle outbox leaves it to the planner (P1c): {@link OutboxTable#clear} leaves
+   * it empty and analyzed, its pages kept (what autovacuum's analyze of a drained outbox records),
+   * and a backlog is inserted without an analyze after it, so that the planner counts it as an
+   * empty table's row or two until the next analyze.
+   */
+  OutboxTable analyzedEmpty() {
+    Db db = this;
+    return new OutboxTable() {
+      @Override
+      public Connection connect() throws SQLException {
+        return db.connect();
+      }
+
+      /**
+       * Leaves the table empty with the pages of an earlier burst of 100,000 rows: a truncated
+       * table has none, and the planner would then estimate its rows from its size.
+       */
+      @Override
+      public void clear() throws SQLException {
+        db.clear();
+        try (Connection c = connect()) {
+          insertRows(c, OUTBOX, 100_000, 1_000, 0, 1, -1, "2026-01-01T00:00:00Z");
+          try (Statement s = c.createStatement()) {
+            s.execute("delete from outboxer_message");
+          }
+          analyze(c);
+        }
+      }
+
+      @Override
+      public Long[] insertBacklog(
+          String outbox, int count, int groups, int partitions, String paidAt) throws SQLException {
+        try (Connection c = connect()) {
+          long before = lastId(c);
+          insertRows(c, outbox, count, groups, 0, partitions, -1, paidAt);
+          return newest(c, outbox, before);
+        }
+      }
+
+      @Override
+      public boolean anyOf(Connection c, Long[] ids) throws SQLException {
+        return db.anyOf(c, ids);
+      }
+
+      @Override
+      public String deleteByIds() {
+        return db.deleteByIds();
+      }
+
+      @Override
+      public void bindIds(Connection c, PreparedStatement delete, List<Long> ids)
+          throws SQLException {
+        db.bindIds(c, delete, ids);
+      }
+    };
+  }
+
+  /**
    * Whether any row with one of {@code ids} is left: a lookup by primary key each, which meets only
    * the index entries of those ids, deleted or not.
    */

@@ -30,6 +30,7 @@ final class Scenarios {
   private final int reps = Integer.getInteger("bench.repetitions", 3);
   private final int backlog = Integer.getInteger("bench.backlog", 50_000);
   private final int drainBacklog = Integer.getInteger("bench.p1.backlog", 1_000_000);
+  private final int burst = Integer.getInteger("bench.p1c.backlog", 200_000);
   private final int othersBacklog = Integer.getInteger("bench.p4.backlog", 300_000);
   private final int sqliteBacklog = Integer.getInteger("bench.p1s.backlog", 100_000);
   private final int jmsBacklog = Integer.getInteger("bench.p1j.backlog", 50_000);
@@ -65,6 +66,7 @@ final class Scenarios {
     // First, as it restarts the server twice: P1's warm-up then serves every scenario after it.
     steps.put("P1s", this::p1OnSqlite);
     steps.put("P1", this::p1);
+    steps.put("P1c", this::p1AnalyzedEmpty);
     steps.put("P1t", this::p1Transactions);
     steps.put("P1j", this::p1IntoJms);
     steps.put("profile", this::profile);
@@ -123,6 +125,23 @@ final class Scenarios {
         backlog,
         drainBacklog,
         n -> drains.product(rig.db(), n),
+        n -> drains.limit(rig.db(), rig.limit(), n, LimitPipeline.Mode.PLAIN));
+  }
+
+  /**
+   * P1 of a burst into an outbox whose statistics were taken while it was empty, as autovacuum
+   * leaves an idle one: the product drains it with the planner counting an empty table, the limit
+   * pipeline a table analyzed full (P1's reference).
+   */
+  private void p1AnalyzedEmpty() throws Exception {
+    drainScenario(
+        "P1c",
+        "drain " + burst + " msgs, " + groups + " groups -> Kafka, the table analyzed empty",
+        "limit pipeline, the table analyzed full",
+        "P1 with no analyze after the insert into a table analyzed empty after a drain",
+        backlog,
+        burst,
+        n -> drains.product(rig.db().analyzedEmpty(), n),
         n -> drains.limit(rig.db(), rig.limit(), n, LimitPipeline.Mode.PLAIN));
   }
 

@@ -436,7 +436,8 @@ class CommitOrderIT {
    * The batch read's transaction commits without waiting for the WAL flush (ADR 0015). The setting
    * is the transaction's own: the completion, which records the deliveries, flushes as every
    * transaction does. Both plan each statement at its execution (ADR 0017), each by a setting of
-   * its own, which the transactions before them do not have.
+   * its own, which the transactions before them do not have, and by index whatever the statistics
+   * say (StatementPlansIT shows the plans).
    */
   @Test
   @Order(9)
@@ -457,6 +458,8 @@ class CommitOrderIT {
               .envelopes();
       assertThat(setting.of("synchronous_commit")).as("after the read").isEqualTo("off");
       assertThat(setting.of("plan_cache_mode")).as("after the read").isEqualTo("force_custom_plan");
+      assertThat(setting.of("enable_seqscan")).as("after the read").isEqualTo("off");
+      assertThat(setting.of("enable_sort")).as("after the read").isEqualTo("off");
     } finally {
       tx.commit();
     }
@@ -464,12 +467,14 @@ class CommitOrderIT {
     tx.begin();
     try {
       assertThat(setting.of("plan_cache_mode")).as("before the completion").isEqualTo("auto");
+      assertThat(setting.of("enable_seqscan")).as("before the completion").isEqualTo("on");
       Completion delivered = new Completion(List.of(read.get(0).id()), List.of(), List.of());
       assertThat(store.complete(lease, delivered)).isTrue();
       assertThat(setting.of("synchronous_commit")).as("in the completion").isEqualTo("on");
       assertThat(setting.of("plan_cache_mode"))
           .as("in the completion")
           .isEqualTo("force_custom_plan");
+      assertThat(setting.of("enable_seqscan")).as("in the completion").isEqualTo("off");
     } finally {
       tx.commit();
     }

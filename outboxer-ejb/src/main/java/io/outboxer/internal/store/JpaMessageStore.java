@@ -78,7 +78,7 @@ public class JpaMessageStore implements MessageStore {
     } else if (sql.updateFenced(Sql.FENCE, lease) != 1) {
       return Optional.empty();
     }
-    planPerExecution();
+    planByIndex();
     boolean promoted = sql.updatePartition(Sql.PROMOTE_DUE, lease) > 0;
     BatchSelection selection =
         new BatchSelection(ordering, batchSize, waits, start, repairs, woken);
@@ -159,7 +159,7 @@ public class JpaMessageStore implements MessageStore {
     if (sql.updateFenced(Sql.FENCE, lease) != 1) {
       return false;
     }
-    planPerExecution();
+    planByIndex();
     for (String group : completion.release()) {
       PartitionRows.release(sql, lease, group);
     }
@@ -181,14 +181,14 @@ public class JpaMessageStore implements MessageStore {
   }
 
   /**
-   * Plans each later statement of the transaction for its parameters and the table as it is (ADR
-   * 0017): a plan cached while the outbox was empty would scan the whole backlog at every batch.
-   * Called after the statements on the lease and the lock table, whose plans the outbox's size
-   * never changes, so that they keep the plan they were prepared with.
+   * Plans each later statement of the transaction for its parameters and by index (ADR 0017): a
+   * plan cached, or statistics taken, while the outbox was empty would scan the whole backlog at
+   * every batch. Called after the statements on the lease and the lock table, whose plans the
+   * outbox's size never changes, so that they keep the plan they were prepared with.
    */
-  private void planPerExecution() {
-    if (sql.has(Sql.PLAN_PER_EXECUTION)) {
-      sql.column(Sql.PLAN_PER_EXECUTION);
+  private void planByIndex() {
+    if (sql.has(Sql.PLAN_BY_INDEX)) {
+      sql.column(Sql.PLAN_BY_INDEX);
     }
   }
 

@@ -35,11 +35,11 @@ public enum Sql {
    */
   READ_COMMITS_UNFLUSHED(true),
   /**
-   * Has each later statement of the transaction planned for its parameters and the table as it is
-   * then, never run on a plan cached when the table was much smaller (ADR 0017); absent where plans
-   * do not follow the table's size.
+   * Has each later statement of the transaction planned for its parameters and by index, whatever
+   * the table's statistics say: never on a plan cached or estimated while the table was much
+   * smaller (ADR 0017); absent where plans do not follow the table's size.
    */
-  PLAN_PER_EXECUTION(true),
+  PLAN_BY_INDEX(true),
   PROMOTE_DUE,
   HEAD_WAITS,
   READ_READY,
