@@ -8,22 +8,27 @@
 -- name: GROUP_LOCK
 select 1 from pg_advisory_xact_lock(:key)
 
--- Commit-safe order without serialized writers (ADR 0010). Before its first insert of a message
--- with an ordering scope, a transaction takes, in one statement, a shared lock on the identity's
--- next value (a lower bound of every id it will draw: ids only grow) and a shared lock on the
--- message's partition; before its first insert into each further partition, that partition's lock.
--- All are advisory locks of the two-integer form, which the bigint form of GROUP_LOCK never meets:
--- a partition's is (:space, partition) with a negative :space, an id's is (high 32 bits, low 32
--- bits), never negative first. Shared locks never wait for each other.
-
--- name: ANNOUNCE
-select 1
-  from (select coalesce(pg_sequence_last_value(cast(pg_get_serial_sequence('outboxer_message', 'id') as regclass)), 0) + 1 as b) f,
-       lateral pg_advisory_xact_lock_shared(cast(f.b >> 32 as integer), cast(cast(f.b as bit(32)) as integer)) i,
-       lateral pg_advisory_xact_lock_shared(cast(:space as integer), cast(:partition as integer)) p
-
--- name: PARTITION_LOCK
-select 1 from pg_advisory_xact_lock_shared(cast(:space as integer), cast(:partition as integer))
+-- Commit-safe order without serialized writers (ADR 0010). The insert of a message with
+-- wait-for-writers takes, before the identity draws its id, a shared lock on the message's
+-- partition and, where its transaction holds none yet, a shared lock on the identity's next value
+-- (a lower bound of every id the transaction will draw: ids only grow), which the transaction-local
+-- setting outboxer.announced records. A rollback to a savepoint releases the locks taken after it
+-- and undoes the setting with them, so that the next insert takes them again. All are advisory
+-- locks of the two-integer form, which the bigint form of GROUP_LOCK never meets: a partition's is
+-- (:space, partition) with a negative :space, an id's is (high 32 bits, low 32 bits), never
+-- negative first. Shared locks never wait for each other, and a lock the transaction holds already
+-- is taken again in its own memory. The sub-select runs before the row's identity is drawn.
+-- name: INSERT_ANNOUNCED
+insert into outboxer_message (outbox, partition_no, group_key, message_type, payload, trace_parent)
+select :outbox, :partition, cast(:group as varchar), :type, :payload, cast(:trace as varchar)
+  from (select pg_advisory_xact_lock_shared(cast(:space as integer), cast(:partition as integer)),
+               case when current_setting('outboxer.announced', true) is distinct from 'yes' then
+                 (select set_config('outboxer.announced', 'yes', true)
+                    from (select coalesce(pg_sequence_last_value(cast(pg_get_serial_sequence('outboxer_message', 'id') as regclass)), 0) + 1 as b) f,
+                         lateral pg_advisory_xact_lock_shared(cast(f.b >> 32 as integer), cast(cast(f.b as bit(32)) as integer)) i)
+               end
+        offset 0) announced
+returning id
 
 -- The last id the identity gave, whoever drew it (0 before the first). A worker reads it before
 -- IN_FLIGHT: every id up to it was drawn by a transaction that had taken its locks before, so that

@@ -4,7 +4,7 @@
 -- one JSON array, so each statement has one text whatever the list's length.
 
 -- SQLite has one writer at a time, so id order is commit order: publishers need no lock and
--- workers need not look for transactions in flight (no GROUP_LOCK, ANNOUNCE, PARTITION_LOCK,
+-- workers need not look for transactions in flight (no GROUP_LOCK, INSERT_ANNOUNCED,
 -- LAST_ID, IN_FLIGHT or OLDEST_IN_FLIGHT statement), and so always read from a partition's first
 -- ready row (no READ_READY_FROM or READ_FENCE statement). A batch read commits as every transaction
 -- does (no READ_COMMITS_UNFLUSHED statement). SQLite's planner does not look at the table's size (no

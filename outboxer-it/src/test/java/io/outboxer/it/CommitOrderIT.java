@@ -433,6 +433,39 @@ class CommitOrderIT {
   }
 
   /**
+   * A rollback to a savepoint releases the locks taken after it, and the row inserted with them: a
+   * publish after it announces the transaction again, its ids' lower bound and its partition, so
+   * that workers do not read past its rows while it stays open (they would come later, below the
+   * workers' read start). The savepoint is set and rolled back by SQL, as an application's JDBC
+   * code or a framework's nested transaction does, on the connection the publishes use.
+   */
+  @Test
+  void aPublishAfterARollbackToASavepointIsAnnouncedAgain() throws Exception {
+    String group = run + "savepoint";
+    int partition = Partitioner.partitionOf(group, 2); // it-group's partitions
+    tx.begin();
+    try {
+      setting.execute("savepoint before_publish");
+      long rolledBack = outbox.publish(new ItEvents.Group(group, 0));
+      assertThat(setting.announcedLocks()).as("after the first publish").isEqualTo(2);
+      assertThat(setting.inFlightBound("it-group", partition)).isLessThanOrEqualTo(rolledBack);
+      setting.execute("rollback to savepoint before_publish");
+      assertThat(setting.announcedLocks()).as("after the rollback to the savepoint").isZero();
+      long kept = outbox.publish(new ItEvents.Group(group, 1));
+      assertThat(setting.announcedLocks()).as("after the next publish").isEqualTo(2);
+      assertThat(setting.inFlightBound("it-group", partition))
+          .as("the bound a worker of the partition reads")
+          .isNotNull()
+          .isLessThanOrEqualTo(kept);
+      long further = outbox.publish(new ItEvents.Group(group, 2));
+      assertThat(further).isGreaterThan(kept);
+      assertThat(setting.announcedLocks()).as("after a further publish").isEqualTo(2);
+    } finally {
+      tx.rollback();
+    }
+  }
+
+  /**
    * The batch read's transaction commits without waiting for the WAL flush (ADR 0015). The setting
    * is the transaction's own: the completion, which records the deliveries, flushes as every
    * transaction does. Both plan each statement at its execution (ADR 0017), each by a setting of

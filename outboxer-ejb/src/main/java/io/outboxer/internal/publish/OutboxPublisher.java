@@ -19,16 +19,12 @@ import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 import jakarta.transaction.Status;
 import jakarta.transaction.TransactionSynchronizationRegistry;
-import java.util.HashSet;
-import java.util.Set;
 
 /**
  * The {@link Outbox} bean: validates, serializes, partitions and inserts in the caller's JTA tx.
  */
 @ApplicationScoped
 public class OutboxPublisher implements Outbox {
-
-  private static final Object ANNOUNCED_KEY = new Object();
 
   @Inject private OutboxerRuntime runtime;
   @Inject private MessageStore store;
@@ -70,15 +66,10 @@ public class OutboxPublisher implements Outbox {
     Publication publication = Publication.of(message, jsonb);
     String group = publication.groupKey();
     int partition = Partitioner.partitionOf(group, outbox.partitions());
-    PartitionRef where = new PartitionRef(outbox.name(), partition);
-    Set<PartitionRef> announced = announced();
-    // Commit-safe order (ADR 0010): before the insert, tell workers that this transaction may
-    // commit ids from the sequence's next value on in this partition. Messages without a group
-    // have no order to keep, but are announced all the same: workers read past ids already read
-    // (ADR 0014), which only holds if no row can commit below them.
-    if (outbox.waitsForWriters() && announced.add(where)) {
-      store.announce(outbox.name(), partition, announced.size() == 1);
-    }
+    // Commit-safe order (ADR 0010): the insert tells workers that this transaction may commit ids
+    // from the sequence's next value on in this partition. Messages without a group have no order
+    // to keep, but are announced all the same: workers read past ids already read (ADR 0014),
+    // which only holds if no row can commit below them.
     long id =
         store.insert(
             new OutboxRecord(
@@ -90,22 +81,10 @@ public class OutboxPublisher implements Outbox {
                 CurrentTrace.traceParent()),
             outbox.serializeWrites()
                 ? OrderingScope.lockKey(outbox.name(), outbox.ordering(), group)
-                : null);
+                : null,
+            outbox.waitsForWriters());
     runtime.wakeAfterCommit(outbox.name(), partition);
     metrics.publishedOnCommit(outbox.name());
     return id;
   }
-
-  /** The partitions where the caller's transaction announced itself to workers (ADR 0010). */
-  private Set<PartitionRef> announced() {
-    @SuppressWarnings("unchecked")
-    Set<PartitionRef> announced = (Set<PartitionRef>) transactions.getResource(ANNOUNCED_KEY);
-    if (announced == null) {
-      announced = new HashSet<>();
-      transactions.putResource(ANNOUNCED_KEY, announced);
-    }
-    return announced;
-  }
-
-  private record PartitionRef(String outbox, int partition) {}
 }

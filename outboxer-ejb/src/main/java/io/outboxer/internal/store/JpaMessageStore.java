@@ -28,24 +28,31 @@ public class JpaMessageStore implements MessageStore {
   @Inject private NativeQueries sql;
 
   @Override
-  public long insert(OutboxRecord record, Long lockKey) {
+  public long insert(OutboxRecord record, Long lockKey, boolean announce) {
     if (lockKey != null && sql.has(Sql.GROUP_LOCK)) {
       sql.column(Sql.GROUP_LOCK, "key", lockKey);
     }
+    if (announce && sql.has(Sql.INSERT_ANNOUNCED)) {
+      return sql.number(
+              Sql.INSERT_ANNOUNCED,
+              "space",
+              CommitOrder.space(record.getOutbox()),
+              "outbox",
+              record.getOutbox(),
+              "partition",
+              record.getPartition(),
+              "group",
+              record.getGroupKey(),
+              "type",
+              record.getType(),
+              "payload",
+              record.getPayload(),
+              "trace",
+              record.getTraceParent())
+          .longValue();
+    }
     sql.entityManager().persist(record);
     return record.getId();
-  }
-
-  @Override
-  public void announce(String outbox, int partition, boolean first) {
-    if (sql.has(Sql.ANNOUNCE)) {
-      sql.column(
-          first ? Sql.ANNOUNCE : Sql.PARTITION_LOCK,
-          "space",
-          CommitOrder.space(outbox),
-          "partition",
-          partition);
-    }
   }
 
   @Override

@@ -17,19 +17,16 @@ public interface MessageStore {
 
   /**
    * Inserts {@code record} in the caller's transaction, first taking the transaction-scoped lock on
-   * {@code lockKey} where the database needs one to serialize writers ({@code null}: no lock).
+   * {@code lockKey} where the database needs one to serialize writers ({@code null}: no lock). With
+   * {@code announce}, the insert tells workers that the transaction may commit rows in the record's
+   * partition from the id sequence's next value on (ADR 0010): it takes that partition's lock and,
+   * unless the transaction holds one still (a rollback to a savepoint releases it), the lock on
+   * that lower bound of its ids, before the row's id is drawn. Nothing of that where the database
+   * has one writer at a time.
    *
    * @return the id the database gave the row
    */
-  long insert(OutboxRecord record, Long lockKey);
-
-  /**
-   * Tells workers, in the caller's transaction and before its insert into {@code outbox}'s {@code
-   * partition}, that the transaction may commit rows there from the id sequence's next value on
-   * (ADR 0010): with {@code first}, the lock on that lower bound of its ids and the partition's;
-   * else the partition's alone. Nothing where the database has one writer at a time.
-   */
-  void announce(String outbox, int partition, boolean first);
+  long insert(OutboxRecord record, Long lockKey, boolean announce);
 
   /**
    * Reads the next batch of {@code lease}'s partition in id order, in a transaction of its own that

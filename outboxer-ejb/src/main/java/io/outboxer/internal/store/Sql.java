@@ -10,12 +10,10 @@ public enum Sql {
    */
   GROUP_LOCK(true),
   /**
-   * Takes the locks of a transaction's first insert with an ordering scope: its ids' lower bound
-   * and its partition (ADR 0010); absent likewise.
+   * Inserts a message as its partition's writer in flight, first taking the locks commit-safe order
+   * needs where the transaction does not hold them (ADR 0010); absent likewise.
    */
-  ANNOUNCE(true),
-  /** Takes the lock of a further partition before an insert into it (ADR 0010); absent likewise. */
-  PARTITION_LOCK(true),
+  INSERT_ANNOUNCED(true),
   /** The last id the table's identity gave (ADR 0010); absent likewise. */
   LAST_ID(true),
   /** The smallest id bound locked by a holder of a partition's lock (ADR 0010). */

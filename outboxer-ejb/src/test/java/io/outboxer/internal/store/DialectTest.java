@@ -29,8 +29,7 @@ class DialectTest {
     for (Sql lockOrLook :
         List.of(
             Sql.GROUP_LOCK,
-            Sql.ANNOUNCE,
-            Sql.PARTITION_LOCK,
+            Sql.INSERT_ANNOUNCED,
             Sql.LAST_ID,
             Sql.IN_FLIGHT,
             Sql.OLDEST_IN_FLIGHT)) {

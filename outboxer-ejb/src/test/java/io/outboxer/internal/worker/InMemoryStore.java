@@ -74,12 +74,7 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   }
 
   @Override
-  public long insert(OutboxRecord record, Long lockKey) {
-    throw new UnsupportedOperationException("workers do not publish");
-  }
-
-  @Override
-  public void announce(String outbox, int partition, boolean first) {
+  public long insert(OutboxRecord record, Long lockKey, boolean announce) {
     throw new UnsupportedOperationException("workers do not publish");
   }
 

@@ -1,5 +1,8 @@
 package io.outboxer.it.support;
 
+import io.outboxer.internal.rules.CommitOrder;
+import io.outboxer.internal.store.Dialect;
+import io.outboxer.internal.store.Sql;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
@@ -57,5 +60,36 @@ public class TransactionSetting {
   /** Runs the current transaction at {@code level}: its first statement. */
   public void isolation(String level) {
     em.createNativeQuery("set transaction isolation level " + level).executeUpdate();
+  }
+
+  /** Runs {@code sql} (a savepoint's statement, say) on the store's connection. */
+  public void execute(String sql) {
+    em.createNativeQuery(sql).executeUpdate();
+  }
+
+  /**
+   * The advisory locks of two integers this connection's transaction holds: a publishing
+   * transaction's lock on its ids' lower bound and those of its partitions (ADR 0010).
+   */
+  public long announcedLocks() {
+    return ((Number)
+            em.createNativeQuery(
+                    "select count(*) from pg_locks where locktype = 'advisory' and objsubid = 2"
+                        + " and pid = pg_backend_pid() and granted")
+                .getSingleResult())
+        .longValue();
+  }
+
+  /**
+   * The in-flight bound a worker of {@code outbox}'s {@code partition} would read now ({@code
+   * IN_FLIGHT}), or null when no transaction announced itself there.
+   */
+  public Long inFlightBound(String outbox, int partition) {
+    Object bound =
+        em.createNativeQuery(Dialect.POSTGRESQL.sql(Sql.IN_FLIGHT))
+            .setParameter("space", CommitOrder.space(outbox))
+            .setParameter("partition", partition)
+            .getSingleResult();
+    return bound == null ? null : ((Number) bound).longValue();
   }
 }

@@ -62,4 +62,28 @@ public class OutboxRecord {
   public Long getId() {
     return id;
   }
+
+  public String getOutbox() {
+    return outbox;
+  }
+
+  public int getPartition() {
+    return partition;
+  }
+
+  public String getGroupKey() {
+    return groupKey;
+  }
+
+  public String getType() {
+    return type;
+  }
+
+  public String getPayload() {
+    return payload;
+  }
+
+  public String getTraceParent() {
+    return traceParent;
+  }
 }
