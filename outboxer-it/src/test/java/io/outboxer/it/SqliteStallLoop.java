@@ -132,6 +132,9 @@ class SqliteStallLoop {
                 + DELIVERY.toSeconds()
                 + " s later");
       }
+      System.out.printf(
+          "sqlite-stall: start %d: %d published in %d s, each received once%n",
+          start, published.count, publishing.toSeconds());
       return null;
     } finally {
       Instant stopping = Instant.now();
