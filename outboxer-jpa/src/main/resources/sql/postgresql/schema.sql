@@ -48,10 +48,13 @@ create index if not exists outboxer_message_held
 create index if not exists outboxer_message_dead
     on outboxer_message (outbox, id) where state = 2;
 
--- One row per outbox: the partition count its pending rows were hashed with.
+-- One row per outbox: the terms every server sharing the database must agree on: the partition
+-- count its pending rows were hashed with, and the settings by which they were written and are read
+-- ("ordering=group,wait-for-writers=true,serialize-writes=false").
 create table if not exists outboxer_outbox (
     name        varchar(100) primary key,
-    partitions  integer      not null
+    partitions  integer      not null,
+    terms       varchar(500)
 );
 
 -- One row per (outbox, partition): which worker in the cluster may deliver it, until when.

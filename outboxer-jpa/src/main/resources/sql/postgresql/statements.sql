@@ -227,16 +227,20 @@ update outboxer_lease set repairs = repairs + 1
                                    where outbox = :outbox order by partition_no for update)
 
 -- name: INSERT_OUTBOX
-insert into outboxer_outbox (name, partitions) values (:name, :partitions) on conflict do nothing
+insert into outboxer_outbox (name, partitions, terms) values (:name, :partitions, :terms)
+on conflict do nothing
 
 -- name: RECORDED_PARTITIONS
 select partitions from outboxer_outbox where name = :name
 
+-- name: RECORDED_OUTBOX
+select partitions, terms from outboxer_outbox where name = :name
+
 -- name: COUNT_OUTBOX_ROWS
 select count(*) from outboxer_message where outbox = :name
 
--- name: UPDATE_PARTITIONS
-update outboxer_outbox set partitions = :partitions where name = :name
+-- name: UPDATE_OUTBOX
+update outboxer_outbox set partitions = :partitions, terms = :terms where name = :name
 
 -- name: INSERT_LEASE
 insert into outboxer_lease (outbox, partition_no) values (:outbox, :partition) on conflict do nothing
@@ -272,6 +276,11 @@ on conflict (outbox, node_id) do update set heartbeat_at = excluded.heartbeat_at
 -- name: FORGET_NODES
 delete from outboxer_node
  where outbox = :outbox and heartbeat_at < (extract(epoch from now()) * 1000)::bigint - :forget
+
+-- The servers other than :node that delivered the outbox within :ttl.
+-- name: COUNT_OTHER_NODES
+select count(*) from outboxer_node
+ where outbox = :outbox and node_id <> :node and heartbeat_at > (extract(epoch from now()) * 1000)::bigint - :ttl
 
 -- name: COUNT_NODES
 select count(*) from outboxer_node
@@ -351,6 +360,9 @@ alter table outboxer_message add column if not exists trace_parent varchar(55)
 
 -- name: ADD_LEASE_REPAIRS
 alter table outboxer_lease add column if not exists repairs bigint not null default 0
+
+-- name: ADD_OUTBOX_TERMS
+alter table outboxer_outbox add column if not exists terms varchar(500)
 
 -- name: BACKLOG
 select outbox,

@@ -46,7 +46,8 @@ create index if not exists outboxer_message_dead
 
 create table if not exists outboxer_outbox (
     name        text    primary key,
-    partitions  integer not null
+    partitions  integer not null,
+    terms       text
 );
 
 create table if not exists outboxer_lease (

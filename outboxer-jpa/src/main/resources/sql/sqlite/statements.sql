@@ -101,16 +101,20 @@ update outboxer_lease set repairs = repairs + 1
 update outboxer_lease set repairs = repairs + 1 where outbox = :outbox
 
 -- name: INSERT_OUTBOX
-insert into outboxer_outbox (name, partitions) values (:name, :partitions) on conflict do nothing
+insert into outboxer_outbox (name, partitions, terms) values (:name, :partitions, :terms)
+on conflict do nothing
 
 -- name: RECORDED_PARTITIONS
 select partitions from outboxer_outbox where name = :name
 
+-- name: RECORDED_OUTBOX
+select partitions, terms from outboxer_outbox where name = :name
+
 -- name: COUNT_OUTBOX_ROWS
 select count(*) from outboxer_message where outbox = :name
 
--- name: UPDATE_PARTITIONS
-update outboxer_outbox set partitions = :partitions where name = :name
+-- name: UPDATE_OUTBOX
+update outboxer_outbox set partitions = :partitions, terms = :terms where name = :name
 
 -- name: INSERT_LEASE
 insert into outboxer_lease (outbox, partition_no) values (:outbox, :partition) on conflict do nothing
@@ -143,6 +147,11 @@ on conflict (outbox, node_id) do update set heartbeat_at = excluded.heartbeat_at
 -- name: FORGET_NODES
 delete from outboxer_node
  where outbox = :outbox and heartbeat_at < cast(unixepoch('subsec') * 1000 as integer) - :forget
+
+-- The servers other than :node that delivered the outbox within :ttl.
+-- name: COUNT_OTHER_NODES
+select count(*) from outboxer_node
+ where outbox = :outbox and node_id <> :node and heartbeat_at > cast(unixepoch('subsec') * 1000 as integer) - :ttl
 
 -- name: COUNT_NODES
 select count(*) from outboxer_node
@@ -203,6 +212,9 @@ alter table outboxer_message add column trace_parent text
 
 -- name: ADD_LEASE_REPAIRS
 alter table outboxer_lease add column repairs integer not null default 0
+
+-- name: ADD_OUTBOX_TERMS
+alter table outboxer_outbox add column terms text
 
 -- name: BACKLOG
 select outbox,

@@ -7,6 +7,7 @@ import io.outboxer.internal.rules.BatchOutcome;
 import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.ReadBatch;
 import io.outboxer.internal.rules.ReadStart;
+import io.outboxer.internal.rules.SharedTerms;
 import io.outboxer.internal.store.AdminStore;
 import io.outboxer.internal.store.Dialect;
 import io.outboxer.internal.store.Lease;
@@ -22,6 +23,7 @@ import io.outboxer.spi.DeliveryReport;
 import io.outboxer.spi.Envelope;
 import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -512,18 +514,22 @@ class SelectionIT {
     Sql.update("delete from outboxer_message where outbox = ?", outbox);
   }
 
+  /**
+   * The terms recorded beside the outbox's name: a changed partition count is refused while the
+   * outbox holds rows hashed over the old one, and any changed term while another server delivers
+   * the outbox (its heartbeat within the lease ttl); with neither, the record takes the new terms.
+   */
   @Test
-  void aChangedPartitionCountIsRefusedWhileTheOutboxHoldsRows() {
+  void anOutboxsTermsChangeOnlyWhereNoOtherServerDeliversItAndItsCountOnlyWhenItIsEmpty() {
     String outbox = "it-resize-" + UUID.randomUUID().toString().substring(0, 8);
-    assertThat(leases.recordPartitions(outbox, 4)).isEmpty();
+    SharedTerms four = SharedTerms.of(4, Ordering.GROUP, true, false);
+    assertThat(record(outbox, four)).isEmpty();
     Sql.update(
         "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload)"
             + " values (?, 3, 'g', 'T', '{}')",
         outbox);
 
-    Optional<String> refusal = leases.recordPartitions(outbox, 8);
-
-    assertThat(refusal)
+    assertThat(record(outbox, SharedTerms.of(8, Ordering.GROUP, true, false)))
         .contains(
             "OUTBOXER-1101 outbox '"
                 + outbox
@@ -531,14 +537,36 @@ class SelectionIT {
                 + outbox
                 + ".partitions is now 8: its workers do not start until the change is undone or"
                 + " the outbox is drained (pending and dead messages delivered or discarded)");
-    assertThat(leases.recordPartitions(outbox, 4)).as("the recorded count still works").isEmpty();
-
+    assertThat(record(outbox, four)).as("the recorded terms still work").isEmpty();
     Sql.update("delete from outboxer_message where outbox = ?", outbox);
-    assertThat(leases.recordPartitions(outbox, 8))
-        .as("a drained outbox takes the new count")
-        .isEmpty();
-    assertThat(Sql.number("select partitions from outboxer_outbox where name = ?", outbox))
-        .isEqualTo(8);
+
+    Sql.update(
+        "insert into outboxer_node (outbox, node_id, heartbeat_at) values (?, 'other-server', ?)",
+        outbox,
+        System.currentTimeMillis());
+    assertThat(record(outbox, SharedTerms.of(4, Ordering.TOTAL, true, false)))
+        .hasValueSatisfying(
+            refusal ->
+                assertThat(refusal)
+                    .startsWith("OUTBOXER-1104 outbox '" + outbox + "' is delivered by 1 other")
+                    .contains(
+                        "outboxer.outbox." + outbox + ".ordering is total here, group there"));
+    assertThat(record(outbox, SharedTerms.of(8, Ordering.GROUP, true, false)))
+        .as("a new count while another server delivers, though the outbox is empty")
+        .hasValueSatisfying(refusal -> assertThat(refusal).startsWith("OUTBOXER-1104"));
+    assertThat(record(outbox, four)).as("the other server's terms").isEmpty();
+
+    Sql.update("delete from outboxer_node where outbox = ?", outbox);
+    SharedTerms total = SharedTerms.of(8, Ordering.TOTAL, false, false);
+    assertThat(record(outbox, total)).as("no other server delivers it").isEmpty();
+    assertThat(
+            Sql.query("select partitions, terms from outboxer_outbox where name = ?", outbox)
+                .get(0))
+        .containsExactly(8, "ordering=total,wait-for-writers=false,serialize-writes=false");
+  }
+
+  private Optional<String> record(String outbox, SharedTerms terms) {
+    return leases.recordOutbox(outbox, terms, "this-server", Duration.ofSeconds(30), true);
   }
 
   /** {@link #BLOCKED} messages of {@code blocked}, then {@link #OTHERS} of 1,000 other groups. */

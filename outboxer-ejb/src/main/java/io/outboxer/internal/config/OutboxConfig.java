@@ -3,6 +3,7 @@ package io.outboxer.internal.config;
 import io.outboxer.OutboxException;
 import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.RetryPolicy;
+import io.outboxer.internal.rules.SharedTerms;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +46,11 @@ public record OutboxConfig(
    */
   public boolean waitsForWriters() {
     return waitForWriters && !serializeWrites && ordering != Ordering.NONE;
+  }
+
+  /** The settings that every server sharing the database must give this outbox alike. */
+  public SharedTerms sharedTerms() {
+    return SharedTerms.of(partitions, ordering, waitForWriters, serializeWrites);
   }
 
   /**

@@ -113,6 +113,7 @@ public class Database {
     }
     addColumn(c, s, "outboxer_message", "trace_parent", Sql.ADD_TRACE_PARENT);
     addColumn(c, s, "outboxer_lease", "repairs", Sql.ADD_LEASE_REPAIRS);
+    addColumn(c, s, "outboxer_outbox", "terms", Sql.ADD_OUTBOX_TERMS);
   }
 
   /**

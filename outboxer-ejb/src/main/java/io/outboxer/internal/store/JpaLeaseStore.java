@@ -1,5 +1,6 @@
 package io.outboxer.internal.store;
 
+import io.outboxer.internal.rules.SharedTerms;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -18,29 +19,30 @@ public class JpaLeaseStore implements LeaseStore {
   @Inject private NativeQueries sql;
 
   @Override
-  public Optional<String> recordPartitions(String outbox, int partitions) {
-    sql.update(Sql.INSERT_OUTBOX, "name", outbox, "partitions", partitions);
-    int recorded = sql.number(Sql.RECORDED_PARTITIONS, "name", outbox).intValue();
-    if (recorded == partitions) {
-      return Optional.empty();
+  public Optional<String> recordOutbox(
+      String outbox, SharedTerms terms, String node, Duration alive, boolean delivers) {
+    String settings = terms.settingsText();
+    sql.update(
+        Sql.INSERT_OUTBOX, "name", outbox, "partitions", terms.partitions(), "terms", settings);
+    ResultRow recorded = sql.rows(Sql.RECORDED_OUTBOX, "name", outbox).get(0);
+    int others =
+        sql.number(Sql.COUNT_OTHER_NODES, "outbox", outbox, "node", node, "ttl", alive.toMillis())
+            .intValue();
+    SharedTerms.Verdict verdict =
+        terms.judge(
+            outbox,
+            recorded.integer("partitions"),
+            recorded.text("terms"),
+            others,
+            () -> sql.number(Sql.COUNT_OUTBOX_ROWS, "name", outbox).longValue(),
+            delivers);
+    if (verdict instanceof SharedTerms.Refuse refuse) {
+      return Optional.of(refuse.reason());
     }
-    long rows = sql.number(Sql.COUNT_OUTBOX_ROWS, "name", outbox).longValue();
-    if (rows > 0) {
-      return Optional.of(
-          "OUTBOXER-1101 outbox '"
-              + outbox
-              + "' holds "
-              + rows
-              + " messages hashed over "
-              + recorded
-              + " partitions, but outboxer.outbox."
-              + outbox
-              + ".partitions is now "
-              + partitions
-              + ": its workers do not start until the change is undone or the outbox is drained"
-              + " (pending and dead messages delivered or discarded)");
+    if (verdict instanceof SharedTerms.Record) {
+      sql.update(
+          Sql.UPDATE_OUTBOX, "name", outbox, "partitions", terms.partitions(), "terms", settings);
     }
-    sql.update(Sql.UPDATE_PARTITIONS, "name", outbox, "partitions", partitions);
     return Optional.empty();
   }
 

@@ -1,5 +1,6 @@
 package io.outboxer.internal.store;
 
+import io.outboxer.internal.rules.SharedTerms;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -10,12 +11,17 @@ import java.util.Optional;
 public interface LeaseStore {
 
   /**
-   * Records {@code partitions} for {@code outbox}, or refuses a changed count while the outbox
-   * still holds rows.
+   * Records {@code terms} for {@code outbox}, or refuses them where the record holds others that
+   * cannot change now ({@link SharedTerms#judge}): other servers deliver the outbox by them, or its
+   * rows were hashed over another partition count.
    *
-   * @return empty when the count is in force, otherwise why it was refused
+   * @param node this server's node id, whose own heartbeats do not count as another server's
+   * @param alive how recent a heartbeat of another server counts it as running (the lease's ttl)
+   * @param delivers whether this server delivers; one that only publishes keeps the settings
+   * @return empty when the terms are in force, otherwise why they were refused
    */
-  Optional<String> recordPartitions(String outbox, int partitions);
+  Optional<String> recordOutbox(
+      String outbox, SharedTerms terms, String node, Duration alive, boolean delivers);
 
   /** Creates the lease rows of {@code outbox}'s partitions that do not exist yet. */
   void createLeases(String outbox, int partitions);

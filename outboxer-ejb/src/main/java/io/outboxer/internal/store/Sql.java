@@ -78,8 +78,10 @@ public enum Sql {
   MARK_REPAIR_ALL,
   INSERT_OUTBOX,
   RECORDED_PARTITIONS,
+  /** An outbox's recorded partition count and shared settings ({@code SharedTerms}). */
+  RECORDED_OUTBOX,
   COUNT_OUTBOX_ROWS,
-  UPDATE_PARTITIONS,
+  UPDATE_OUTBOX,
   INSERT_LEASE,
   ACQUIRE_LEASE,
   LEASE_EPOCH,
@@ -88,6 +90,7 @@ public enum Sql {
   HEARTBEAT,
   FORGET_NODES,
   COUNT_NODES,
+  COUNT_OTHER_NODES,
   LEAVE,
   COUNT_BY_STATE,
   FIND_MESSAGE,
@@ -110,6 +113,8 @@ public enum Sql {
   ADD_TRACE_PARENT,
   /** Adds the repair count to a lease table created before it existed. */
   ADD_LEASE_REPAIRS,
+  /** Adds {@code outboxer_outbox.terms} to a table of an earlier version. */
+  ADD_OUTBOX_TERMS,
   /** Per outbox: pending and dead rows, the oldest pending row's creation, held groups, now. */
   BACKLOG,
   /** Records a consumer's claim of a message id in its group, if greater than the last one. */

@@ -91,7 +91,14 @@ public class OutboxEngine {
       DeliveryEvents events = metrics.watch(outbox.name());
       Optional<String> refusal =
           Optional.ofNullable(outbox.commitOrderRefusal(commitOrderProblems))
-              .or(() -> leases.recordPartitions(outbox.name(), outbox.partitions()));
+              .or(
+                  () ->
+                      leases.recordOutbox(
+                          outbox.name(),
+                          outbox.sharedTerms(),
+                          settings.nodeId(),
+                          terms.ttl(),
+                          settings.deliveryEnabled()));
       if (refusal.isPresent()) {
         runtime.refuse(outbox.name(), refusal.get());
         LOG.severe(refusal.get());

@@ -6,6 +6,7 @@ import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.ReadBatch;
 import io.outboxer.internal.rules.ReadStart;
 import io.outboxer.internal.rules.RowTable;
+import io.outboxer.internal.rules.SharedTerms;
 import io.outboxer.internal.store.InFlightPublish;
 import io.outboxer.internal.store.Lease;
 import io.outboxer.internal.store.LeaseStore;
@@ -136,7 +137,8 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   }
 
   @Override
-  public Optional<String> recordPartitions(String outbox, int partitions) {
+  public Optional<String> recordOutbox(
+      String outbox, SharedTerms terms, String node, Duration alive, boolean delivers) {
     return Optional.empty();
   }
 
