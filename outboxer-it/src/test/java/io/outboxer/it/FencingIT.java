@@ -1,7 +1,6 @@
 package io.outboxer.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
@@ -28,7 +27,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -236,6 +234,10 @@ class FencingIT {
   }
 
   /**
+   * Starts {@code work} on another thread, returning once a session of the database waits for a
+   * lock.
+   */
+  /**
    * A renewal that waited for the lease row behind another transaction (an operator's repair) until
    * the lease expired fails: the database judges it when the statement runs, not when its
    * transaction began, so the worker stops before another server may take the partition. SQLite has
@@ -274,44 +276,6 @@ class FencingIT {
     assertThat(leases.acquire(outbox, 0, "another", TTL)).isPresent();
   }
 
-  /**
-   * No statement of the engine waits for a lock longer than the lease's ttl (30 s on this server):
-   * a renewal behind a transaction that holds the lease row and does not end is cancelled, so that
-   * the worker's thread comes back and tries again at its next poll, instead of waiting as long as
-   * the other transaction stays open. On SQLite the engine's turn and the pool bound every wait.
-   */
-  @Test
-  void anEngineStatementWaitsForALockNoLongerThanTheLeaseTtl() throws Exception {
-    String outbox = newOutbox();
-    leases.createLeases(outbox, 1);
-    Lease lease = leases.acquire(outbox, 0, "worker", Duration.ofMinutes(5)).orElseThrow();
-    long message = MessageRows.insert(outbox, "g", RowState.READY, 0);
-    if (!Sql.database().equals("postgresql")) {
-      return;
-    }
-
-    tx.begin();
-    try {
-      admin.findForRepair(outbox, message).orElseThrow(); // holds the lease row to the end
-      long started = System.nanoTime();
-      Future<Boolean> renewal =
-          startWaitingForALock(
-              () -> inTransaction(() -> leases.renew(lease, Duration.ofMinutes(5))));
-      assertThatThrownBy(() -> renewal.get(90, TimeUnit.SECONDS))
-          .isInstanceOf(ExecutionException.class)
-          .hasStackTraceContaining("canceling statement due to user request");
-      assertThat(Duration.ofNanos(System.nanoTime() - started))
-          .as("how long the renewal waited for the lease row")
-          .isBetween(Duration.ofSeconds(25), Duration.ofSeconds(60));
-    } finally {
-      tx.rollback();
-    }
-  }
-
-  /**
-   * Starts {@code work} on another thread, returning once a session of the database waits for a
-   * lock.
-   */
   private static <T> Future<T> startWaitingForALock(Callable<T> work) throws Exception {
     ManagedExecutorService executor =
         InitialContext.doLookup("java:comp/DefaultManagedExecutorService");

@@ -9,7 +9,6 @@ import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.logging.Logger;
@@ -37,28 +36,12 @@ public class Database {
 
   private volatile Dialect dialect;
   private volatile String description;
-  private volatile Duration engineStatementBound;
 
   public Database() {}
 
   /** A database over {@code dataSource}, outside the container (for tests). */
   public Database(DataSource dataSource) {
     this.dataSource = dataSource;
-  }
-
-  /**
-   * Bounds each statement of the engine's transactions to {@code bound} where writers do not take
-   * turns (PostgreSQL): one that waits longer, for a lock say, is cancelled and its transaction
-   * rolled back, and the worker tries again at its next poll. On SQLite the engine's turn and the
-   * pool's timeout bound every wait already.
-   */
-  public void boundEngineStatements(Duration bound) {
-    engineStatementBound = bound;
-  }
-
-  /** The bound of an engine transaction's statements, or null where they have none. */
-  Duration engineStatementBound() {
-    return dialect().oneWriter() ? null : engineStatementBound;
   }
 
   /** The database's dialect, detected once from the connection's metadata. */

@@ -46,29 +46,8 @@ public class EngineTurns {
   @Inject private Database database;
   @Resource private TransactionSynchronizationRegistry transactions;
 
-  /**
-   * How deep this thread is in engine transactions: the statements run inside one are bounded
-   * ({@link NativeQueries}).
-   */
-  private static final ThreadLocal<int[]> DEPTH = ThreadLocal.withInitial(() -> new int[1]);
-
-  /** True on a thread that runs an engine transaction's statements. */
-  static boolean inEngineTransaction() {
-    return DEPTH.get()[0] > 0;
-  }
-
   @AroundInvoke
   Object inTurn(InvocationContext call) throws Exception {
-    int[] depth = DEPTH.get();
-    depth[0]++;
-    try {
-      return inTurnWithin(call);
-    } finally {
-      depth[0]--;
-    }
-  }
-
-  private Object inTurnWithin(InvocationContext call) throws Exception {
     // A call that joins its caller's transaction (a test driving the store) takes no connection of
     // its own: it uses the one the caller holds, and waiting for a turn there could wait for a
     // worker that waits for that very connection.

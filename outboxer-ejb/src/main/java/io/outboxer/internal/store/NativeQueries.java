@@ -8,7 +8,6 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.Query;
 import jakarta.persistence.Tuple;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -27,9 +26,6 @@ public class NativeQueries {
    * which cost more than building a batch's array of a thousand group keys.
    */
   private static final JsonProvider JSON = JsonProvider.provider();
-
-  /** The query hint of a statement's timeout, in milliseconds (whole seconds to the driver). */
-  private static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
 
   @PersistenceContext(unitName = "outboxer")
   private EntityManager em;
@@ -132,17 +128,9 @@ public class NativeQueries {
     return bind(em.createNativeQuery(database.dialect().sql(statement)), parameters);
   }
 
-  /**
-   * Binds {@code parameters} and, in an engine transaction, the database's bound of its statements
-   * ({@link Database#boundEngineStatements}): the driver cancels a statement still running then.
-   */
-  private Query bind(Query query, Object... parameters) {
+  private static Query bind(Query query, Object... parameters) {
     for (int i = 0; i < parameters.length; i += 2) {
       query.setParameter((String) parameters[i], parameters[i + 1]);
-    }
-    Duration bound = database.engineStatementBound();
-    if (bound != null && EngineTurns.inEngineTransaction()) {
-      query.setHint(QUERY_TIMEOUT, (int) Math.max(1_000, bound.toMillis()));
     }
     return query;
   }

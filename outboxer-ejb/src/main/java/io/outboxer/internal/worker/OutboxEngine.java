@@ -83,7 +83,6 @@ public class OutboxEngine {
       database.installSchema();
     }
     LeaseTerms terms = settings.leaseTerms();
-    database.boundEngineStatements(terms.ttl());
     List<String> commitOrderProblems =
         settings.outboxes().values().stream().anyMatch(OutboxConfig::waitsForWriters)
             ? messages.commitOrderProblems()
