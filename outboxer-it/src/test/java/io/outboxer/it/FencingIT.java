@@ -234,10 +234,6 @@ class FencingIT {
   }
 
   /**
-   * Starts {@code work} on another thread, returning once a session of the database waits for a
-   * lock.
-   */
-  /**
    * A renewal that waited for the lease row behind another transaction (an operator's repair) until
    * the lease expired fails: the database judges it when the statement runs, not when its
    * transaction began, so the worker stops before another server may take the partition. SQLite has
@@ -276,6 +272,10 @@ class FencingIT {
     assertThat(leases.acquire(outbox, 0, "another", TTL)).isPresent();
   }
 
+  /**
+   * Starts {@code work} on another thread, returning once a session of the database waits for a
+   * lock.
+   */
   private static <T> Future<T> startWaitingForALock(Callable<T> work) throws Exception {
     ManagedExecutorService executor =
         InitialContext.doLookup("java:comp/DefaultManagedExecutorService");
