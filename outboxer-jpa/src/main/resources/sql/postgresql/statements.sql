@@ -98,6 +98,20 @@ select set_config('plan_cache_mode', 'force_custom_plan', true),
        set_config('enable_seqscan', 'off', true),
        set_config('enable_sort', 'off', true)
 
+-- Whether outboxer_message changed by far more rows since its statistics were taken than they
+-- count (1), and this transaction is the one to take them again (a lock no other server holds):
+-- an outbox analyzed while idle makes the planner count a later burst as no row at all, which
+-- prices a walk of any index as nothing, and then a batch's delete walked the backlog (ADR 0017).
+-- Autovacuum takes them again in time where it runs; the engine does where it does not yet.
+-- name: STATISTICS_STALE
+select cast(case when coalesce(s.n_mod_since_analyze > greatest(10000, 2 * c.reltuples), false)
+                 then pg_try_advisory_xact_lock(8031453476610925939) else false end as integer)
+  from pg_class c left join pg_stat_user_tables s on s.relid = c.oid
+ where c.oid = cast('outboxer_message' as regclass)
+
+-- name: ANALYZE_OUTBOX
+analyze outboxer_message
+
 -- name: PROMOTE_DUE
 update outboxer_message set state = 0
  where outbox = :outbox and partition_no = :partition and state = 3

@@ -433,6 +433,36 @@ class CommitOrderIT {
   }
 
   /**
+   * Statistics taken while the outbox table was nearly empty count a later burst as no row, and
+   * every plan then prices a walk of the backlog as nothing (ADR 0017): the engine's heartbeat sees
+   * the table changed by far more rows than they count and takes them again (OUTBOXER-0006),
+   * without waiting for autovacuum (off on this machine).
+   */
+  @Test
+  void statisticsFarBehindTheOutboxTableAreTakenAgainByTheEngine() throws Exception {
+    String burst = run + "statistics";
+    Sql.update("analyze outboxer_message");
+    Sql.update(
+        "insert into outboxer_message (outbox, partition_no, group_key, message_type, payload,"
+            + " state) select ?, 0, 'g', 'T', '{}', 2 from generate_series(1, 30000)",
+        burst);
+    try {
+      await("the statistics taken again")
+          .atMost(Duration.ofSeconds(90))
+          .pollInSameThread()
+          .pollInterval(Duration.ofSeconds(1))
+          .until(
+              () ->
+                  Sql.number(
+                      "select cast(reltuples as bigint) from pg_class"
+                          + " where oid = cast('outboxer_message' as regclass)"),
+              rows -> rows >= 30_000);
+    } finally {
+      Sql.update("delete from outboxer_message where outbox = ?", burst);
+    }
+  }
+
+  /**
    * A rollback to a savepoint releases the locks taken after it, and the row inserted with them: a
    * publish after it announces the transaction again, its ids' lower bound and its partition, so
    * that workers do not read past its rows while it stays open (they would come later, below the

@@ -99,6 +99,17 @@ public class JpaMessageStore implements MessageStore {
   @Override
   @EngineTransaction
   @Transactional
+  public boolean refreshStatistics() {
+    if (!sql.has(Sql.STATISTICS_STALE) || sql.number(Sql.STATISTICS_STALE).intValue() != 1) {
+      return false;
+    }
+    sql.update(Sql.ANALYZE_OUTBOX);
+    return true;
+  }
+
+  @Override
+  @EngineTransaction
+  @Transactional
   public int releaseHeld(String outbox) {
     sql.update(Sql.MARK_REPAIR_ALL, "outbox", outbox);
     return sql.update(Sql.RELEASE_OUTBOX_HELD, "outbox", outbox);

@@ -29,6 +29,15 @@ public interface MessageStore {
   long insert(OutboxRecord record, Long lockKey, boolean announce);
 
   /**
+   * Takes the outbox table's statistics again where they count far fewer rows than changed since
+   * they were taken (a burst into an outbox analyzed while idle), in a transaction of its own, one
+   * server at a time.
+   *
+   * @return true when they were taken
+   */
+  boolean refreshStatistics();
+
+  /**
    * Reads the next batch of {@code lease}'s partition in id order, in a transaction of its own that
    * first checks the lease: heads whose retry time has come are ready again; with group ordering,
    * rows met behind a blocked head of their group are held (once each) and left out, and the held

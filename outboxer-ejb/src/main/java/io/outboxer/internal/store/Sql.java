@@ -38,6 +38,14 @@ public enum Sql {
    * smaller (ADR 0017); absent where plans do not follow the table's size.
    */
   PLAN_BY_INDEX(true),
+  /**
+   * Whether the outbox table's statistics count far fewer rows than changed since they were taken,
+   * this transaction having the turn to take them again (ADR 0017); absent where plans do not
+   * follow the table's size.
+   */
+  STATISTICS_STALE(true),
+  /** Takes the outbox table's statistics again. */
+  ANALYZE_OUTBOX(true),
   PROMOTE_DUE,
   HEAD_WAITS,
   READ_READY,

@@ -177,9 +177,20 @@ public class OutboxEngine {
 
   /**
    * Tells the database that this node delivers its outboxes, and sets each outbox's fair share from
-   * the number of nodes that do.
+   * the number of nodes that do; first takes the outbox table's statistics again where they are far
+   * behind it (ADR 0017).
    */
   private void heartbeat() {
+    try {
+      if (messages.refreshStatistics()) {
+        LOG.info(
+            "OUTBOXER-0006 outboxer_message changed by far more rows than its statistics counted:"
+                + " they were taken again, so that the workers' statements are planned for the"
+                + " table as it is");
+      }
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "OUTBOXER-3017 taking outboxer_message's statistics again failed", e);
+    }
     LeaseTerms terms = settings.leaseTerms();
     shares.forEach(
         (outbox, share) -> {

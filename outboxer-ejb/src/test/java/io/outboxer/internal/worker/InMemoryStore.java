@@ -80,6 +80,11 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   }
 
   @Override
+  public boolean refreshStatistics() {
+    return false;
+  }
+
+  @Override
   public List<InFlightPublish> oldestInFlight(String outbox) {
     return List.of();
   }
