@@ -10,6 +10,7 @@ import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.store.Database;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
+import io.outboxer.internal.store.Sql;
 import io.outboxer.internal.telemetry.DeliveryEvents;
 import io.outboxer.internal.telemetry.OutboxMetrics;
 import io.outboxer.spi.Relay;
@@ -182,7 +183,9 @@ public class OutboxEngine {
    */
   private void heartbeat() {
     try {
-      if (messages.refreshStatistics()) {
+      // Only where statistics steer the plans: elsewhere the call would take the engine's turn for
+      // nothing (SQLite), beside the heartbeats that need it.
+      if (database.dialect().has(Sql.STATISTICS_STALE) && messages.refreshStatistics()) {
         LOG.info(
             "OUTBOXER-0006 outboxer_message changed by far more rows than its statistics counted:"
                 + " they were taken again, so that the workers' statements are planned for the"
