@@ -102,7 +102,8 @@ select set_config('plan_cache_mode', 'force_custom_plan', true),
 -- count (1), and this transaction is the one to take them again (a lock no other server holds):
 -- an outbox analyzed while idle makes the planner count a later burst as no row at all, which
 -- prices a walk of any index as nothing, and then a batch's delete walked the backlog (ADR 0017).
--- Autovacuum takes them again in time where it runs; the engine does where it does not yet.
+-- Autovacuum takes them again in time where it runs; the engine does where it does not yet. The
+-- lock's key is SCHEMA_LOCK's (below) plus one, of the same bigint form.
 -- name: STATISTICS_STALE
 select cast(case when coalesce(s.n_mod_since_analyze > greatest(10000, 2 * c.reltuples), false)
                  then pg_try_advisory_xact_lock(8031453476610925939) else false end as integer)
