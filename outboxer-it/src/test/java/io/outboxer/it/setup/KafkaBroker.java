@@ -70,6 +70,9 @@ public final class KafkaBroker {
               "share.coordinator.state.topic.replication.factor=1",
               "share.coordinator.state.topic.min.isr=1",
               "group.initial.rebalance.delay.ms=0",
+              // A client quota measured over two seconds rather than eleven: a quota set by a
+              // test holds from its first seconds, instead of letting ten seconds' worth through.
+              "quota.window.num=2",
               ""));
       run(
           List.of(

@@ -141,6 +141,14 @@ public final class ItEvents {
     }
   }
 
+  /** Outbox it-kafka-slow: the Kafka relay, one partition, batches of 1,000, max-attempts 3. */
+  @Outboxed("it-kafka-slow")
+  public static class KafkaSlow extends KafkaSmall {
+    public KafkaSlow(String group, int seq, int paddingLength) {
+      super(group, seq, paddingLength);
+    }
+  }
+
   /** Outbox it-kafka-restart: the Kafka relay with short client timeouts and retries. */
   @Outboxed("it-kafka-restart")
   public static class KafkaRestart extends ItEvent {
