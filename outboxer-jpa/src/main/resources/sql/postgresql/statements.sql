@@ -99,16 +99,23 @@ select set_config('plan_cache_mode', 'force_custom_plan', true),
        set_config('enable_sort', 'off', true)
 
 -- Whether outboxer_message changed by far more rows since its statistics were taken than they
--- count (1), and this transaction is the one to take them again (a lock no other server holds):
--- an outbox analyzed while idle makes the planner count a later burst as no row at all, which
--- prices a walk of any index as nothing, and then a batch's delete walked the backlog (ADR 0017).
--- Autovacuum takes them again in time where it runs; the engine does where it does not yet. The
--- lock's key is SCHEMA_LOCK's (below) plus one, of the same bigint form.
+-- count (1), and this session may take them again (its user owns the table): an outbox analyzed
+-- while idle makes the planner count a later burst as no row at all, which prices a walk of any
+-- index as nothing, and then a batch's delete walked the backlog against its 2,000 ids (20 s at
+-- 200,000 rows; ADR 0017). Autovacuum takes them again in time where it runs; the engine does
+-- after a full batch read and at each heartbeat.
 -- name: STATISTICS_STALE
-select cast(case when coalesce(s.n_mod_since_analyze > greatest(10000, 2 * c.reltuples), false)
-                 then pg_try_advisory_xact_lock(8031453476610925939) else false end as integer)
+select cast(coalesce(s.n_mod_since_analyze > greatest(10000, 2 * c.reltuples)
+                     and pg_has_role(c.relowner, 'MEMBER'), false) as integer)
   from pg_class c left join pg_stat_user_tables s on s.relid = c.oid
  where c.oid = cast('outboxer_message' as regclass)
+
+-- The turn to take them again: waits for a transaction of any server that has it, which then
+-- took them, and forgets the statistics counters this transaction read before, so that
+-- STATISTICS_STALE looks again. The lock's key is SCHEMA_LOCK's (below) plus one, of the same
+-- bigint form.
+-- name: STATISTICS_TURN
+select pg_advisory_xact_lock(8031453476610925939), pg_stat_clear_snapshot()
 
 -- name: ANALYZE_OUTBOX
 analyze outboxer_message

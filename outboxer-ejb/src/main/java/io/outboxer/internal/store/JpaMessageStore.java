@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.logging.Logger;
 
 /**
  * The message rows through Hibernate and the dialect's statements: a publish's in the caller's
@@ -21,6 +22,8 @@ import java.util.function.BooleanSupplier;
  */
 @ApplicationScoped
 public class JpaMessageStore implements MessageStore {
+
+  private static final Logger LOG = Logger.getLogger(JpaMessageStore.class.getName());
 
   /** The longest last error kept ({@code outboxer_message.last_error}). */
   static final int MAX_ERROR = 4000;
@@ -97,14 +100,30 @@ public class JpaMessageStore implements MessageStore {
   }
 
   @Override
+  public boolean keepsStatistics() {
+    return sql.has(Sql.STATISTICS_STALE);
+  }
+
+  @Override
   @EngineTransaction
   @Transactional
   public boolean refreshStatistics() {
-    if (!sql.has(Sql.STATISTICS_STALE) || sql.number(Sql.STATISTICS_STALE).intValue() != 1) {
+    if (!keepsStatistics() || !statisticsStale()) {
       return false;
     }
+    sql.column(Sql.STATISTICS_TURN);
+    if (!statisticsStale()) {
+      return false; // another transaction took them while this one waited for its turn
+    }
     sql.update(Sql.ANALYZE_OUTBOX);
+    LOG.info(
+        "OUTBOXER-0006 outboxer_message changed by far more rows than its statistics counted:"
+            + " they were taken again, so that the statements are planned for the table as it is");
     return true;
+  }
+
+  private boolean statisticsStale() {
+    return sql.number(Sql.STATISTICS_STALE).intValue() == 1;
   }
 
   @Override

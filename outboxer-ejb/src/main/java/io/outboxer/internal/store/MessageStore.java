@@ -29,9 +29,16 @@ public interface MessageStore {
   long insert(OutboxRecord record, Long lockKey, boolean announce);
 
   /**
+   * Whether the database plans statements by statistics of the outbox table, which {@link
+   * #refreshStatistics} then keeps; answered without a transaction.
+   */
+  boolean keepsStatistics();
+
+  /**
    * Takes the outbox table's statistics again where they count far fewer rows than changed since
    * they were taken (a burst into an outbox analyzed while idle), in a transaction of its own, one
-   * server at a time.
+   * transaction of all servers at a time: a call while another takes them waits for it, and then
+   * finds them fresh.
    *
    * @return true when they were taken
    */

@@ -39,11 +39,13 @@ public enum Sql {
    */
   PLAN_BY_INDEX(true),
   /**
-   * Whether the outbox table's statistics count far fewer rows than changed since they were taken,
-   * this transaction having the turn to take them again (ADR 0017); absent where plans do not
-   * follow the table's size.
+   * Whether the outbox table's statistics count far fewer rows than changed since they were taken
+   * and this session may take them again (ADR 0017); absent where plans do not follow the table's
+   * size.
    */
   STATISTICS_STALE(true),
+  /** Waits for the turn, among all servers, to take the outbox table's statistics again. */
+  STATISTICS_TURN(true),
   /** Takes the outbox table's statistics again. */
   ANALYZE_OUTBOX(true),
   PROMOTE_DUE,

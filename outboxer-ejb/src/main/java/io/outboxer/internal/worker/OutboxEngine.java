@@ -10,7 +10,6 @@ import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.store.Database;
 import io.outboxer.internal.store.LeaseStore;
 import io.outboxer.internal.store.MessageStore;
-import io.outboxer.internal.store.Sql;
 import io.outboxer.internal.telemetry.DeliveryEvents;
 import io.outboxer.internal.telemetry.OutboxMetrics;
 import io.outboxer.spi.Relay;
@@ -185,11 +184,8 @@ public class OutboxEngine {
     try {
       // Only where statistics steer the plans: elsewhere the call would take the engine's turn for
       // nothing (SQLite), beside the heartbeats that need it.
-      if (database.dialect().has(Sql.STATISTICS_STALE) && messages.refreshStatistics()) {
-        LOG.info(
-            "OUTBOXER-0006 outboxer_message changed by far more rows than its statistics counted:"
-                + " they were taken again, so that the workers' statements are planned for the"
-                + " table as it is");
+      if (messages.keepsStatistics()) {
+        messages.refreshStatistics();
       }
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "OUTBOXER-3017 taking outboxer_message's statistics again failed", e);

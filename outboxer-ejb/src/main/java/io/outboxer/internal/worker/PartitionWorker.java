@@ -176,6 +176,23 @@ public final class PartitionWorker implements Runnable {
     return stopped ? Duration.ZERO : Duration.ofNanos(clock.getAsLong() - progressAt);
   }
 
+  /**
+   * After a full batch, before its completion: statistics taken while the outbox was idle count a
+   * burst as no row, and the completion's delete would then walk the backlog (ADR 0017). Taken
+   * again here, they plan this batch's completion; where a failure keeps them stale, the batch is
+   * delivered all the same.
+   */
+  private void refreshStatistics() {
+    if (!messages.keepsStatistics()) {
+      return;
+    }
+    try {
+      messages.refreshStatistics();
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "OUTBOXER-3017 taking outboxer_message's statistics again failed", e);
+    }
+  }
+
   private void drain() {
     while (!stopped && holdsLease() && !outage.pausing()) {
       // One deadline per batch, started before the read: the relay gets what the read left of it,
@@ -201,6 +218,9 @@ public final class PartitionWorker implements Runnable {
       }
       if (batch.isEmpty() || deadline.passed()) {
         return; // nothing due, or the read used the call's time up: the next run reads again
+      }
+      if (batch.size() >= outbox.batchSize()) {
+        refreshStatistics();
       }
       DeliveryReport report;
       long called = clock.getAsLong();

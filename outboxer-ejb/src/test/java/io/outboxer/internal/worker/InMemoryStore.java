@@ -35,6 +35,11 @@ final class InMemoryStore implements MessageStore, LeaseStore {
   final AtomicInteger emptyReads = new AtomicInteger();
   final AtomicInteger renewals = new AtomicInteger();
   final AtomicInteger completions = new AtomicInteger();
+
+  /** Calls of {@link #refreshStatistics}, and what each throws (null: nothing). */
+  final AtomicInteger refreshes = new AtomicInteger();
+
+  RuntimeException refreshFailure;
   private final Map<Integer, LeaseRow> leases = new HashMap<>();
 
   /** Where each batch read's first read of rows started (the start the selection used). */
@@ -81,7 +86,16 @@ final class InMemoryStore implements MessageStore, LeaseStore {
 
   @Override
   public boolean refreshStatistics() {
+    refreshes.incrementAndGet();
+    if (refreshFailure != null) {
+      throw refreshFailure;
+    }
     return false;
+  }
+
+  @Override
+  public boolean keepsStatistics() {
+    return true;
   }
 
   @Override

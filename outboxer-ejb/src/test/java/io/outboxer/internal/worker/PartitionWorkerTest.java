@@ -120,6 +120,20 @@ class PartitionWorkerTest {
   }
 
   @Test
+  void eachFullBatchHasTheStatisticsTakenAgainWhereStaleAndAFailureThereDeliversItAllTheSame() {
+    for (long id = 1; id <= 250; id++) {
+      store.add(id, "g" + (id % 7));
+    }
+    store.refreshFailure = new IllegalStateException("must be owner of table outboxer_message");
+
+    worker(0, confirmAll, new NodeShare(1)).run();
+
+    assertThat(store.refreshes).as("after the two full batches, not the last").hasValue(2);
+    assertThat(delivered).extracting(List::size).containsExactly(100, 100, 50);
+    assertThat(store.rows).isEmpty();
+  }
+
+  @Test
   void aReadStartsPastABatchWhoseRowsWereAllDeletedAndFromTheFirstRowAfterOneThatLeftRows() {
     for (long id = 1; id <= 250; id++) {
       store.add(id, "g" + (id % 7));

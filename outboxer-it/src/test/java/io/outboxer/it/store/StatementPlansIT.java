@@ -34,11 +34,11 @@ import org.postgresql.ds.PGSimpleDataSource;
  * backlog as no row, and prices any walk of an index as nothing), vacuumed after a drain that left
  * one row (a row or two), or analyzed full. Analyzed empty after a drain, the statistics count the
  * backlog as no row at all, and no plan holds: the engine takes them again first (STATISTICS_STALE,
- * which this test waits for, as the engine's heartbeat would). Each statement reads its rows
- * through the index made for it, with neither a sequential scan nor a sort of the outbox's rows, so
- * that a batch costs the same whatever the backlog: on a plan of the drained table's statistics,
- * deleting a batch scanned all 200,000 rows against its 2,000 ids (13 s) and reading one sorted the
- * partition's backlog.
+ * which this test waits for, as the engine's check after a full batch read would). Each statement
+ * reads its rows through the index made for it, with neither a sequential scan nor a sort of the
+ * outbox's rows, so that a batch costs the same whatever the backlog: on a plan of the drained
+ * table's statistics, deleting a batch scanned all 200,000 rows against its 2,000 ids (13 s) and
+ * reading one sorted the partition's backlog.
  *
  * <p>The worker's statements are planned as in its transactions, after {@link Sql#PLAN_BY_INDEX};
  * the repairs as in the caller's transaction, which keeps its own settings.
@@ -85,13 +85,18 @@ class StatementPlansIT {
       fill(c, statistics);
       if (statistics == Statistics.ANALYZED_EMPTY_AFTER_A_DRAIN) {
         // Counted as no row, every walk of an index is priced as nothing: no plan holds. The
-        // engine's heartbeat sees such statistics far behind the table and takes them again.
+        // engine sees such statistics far behind the table after a full batch read, before its
+        // completion, and takes them again.
         await("the statistics seen as stale")
             .atMost(Duration.ofSeconds(30))
             .until(() -> column(c, Dialect.POSTGRESQL.sql(Sql.STATISTICS_STALE)).get(0) == 1);
         try (Statement s = c.createStatement()) {
+          s.execute(Dialect.POSTGRESQL.sql(Sql.STATISTICS_TURN));
           s.execute(Dialect.POSTGRESQL.sql(Sql.ANALYZE_OUTBOX));
         }
+        assertThat(column(c, Dialect.POSTGRESQL.sql(Sql.STATISTICS_STALE)))
+            .as("fresh once taken again: the next full batch does not take them again")
+            .containsExactly(0L);
       }
       List<Long> readyIds =
           column(
