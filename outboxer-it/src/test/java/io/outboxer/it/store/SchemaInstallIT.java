@@ -1,4 +1,4 @@
-package io.outboxer.it;
+package io.outboxer.it.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,11 +1,8 @@
-package io.outboxer.it;
+package io.outboxer.it.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.outboxer.it.fault.Ledger;
-import io.outboxer.it.fault.LedgerConsumer;
-import io.outboxer.it.fault.Publishers;
 import io.outboxer.it.setup.DemoClient;
 import io.outboxer.it.setup.KafkaBroker;
 import io.outboxer.it.setup.LeaseHolders;

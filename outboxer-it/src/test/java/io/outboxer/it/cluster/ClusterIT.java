@@ -1,4 +1,4 @@
-package io.outboxer.it;
+package io.outboxer.it.cluster;
 
 import static io.outboxer.it.support.SuiteDatabase.count;
 import static io.outboxer.it.support.SuiteDatabase.execute;

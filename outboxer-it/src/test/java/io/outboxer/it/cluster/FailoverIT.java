@@ -1,4 +1,4 @@
-package io.outboxer.it;
+package io.outboxer.it.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -1,4 +1,4 @@
-package io.outboxer.it;
+package io.outboxer.it.relays;
 
 import static io.outboxer.it.support.SuiteDatabase.count;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.outboxer.it;
+package io.outboxer.it.scenario;
 
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;

@@ -1,10 +1,7 @@
-package io.outboxer.it;
+package io.outboxer.it.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.outboxer.it.scenario.Scenario;
-import io.outboxer.it.scenario.ScenarioApplication;
-import io.outboxer.it.scenario.ScenarioResource;
 import io.outboxer.it.setup.LibertyServer;
 import io.outboxer.it.support.Deployments;
 import jakarta.json.Json;

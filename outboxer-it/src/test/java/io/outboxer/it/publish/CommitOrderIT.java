@@ -1,4 +1,4 @@
-package io.outboxer.it;
+package io.outboxer.it.publish;
 
 import static io.outboxer.it.support.LeasedOutbox.HOURLY_RETRIES;
 import static org.assertj.core.api.Assertions.assertThat;
