@@ -76,6 +76,13 @@ select s.seqcache from pg_sequence s
 -- name: ISOLATION_LEVEL
 select current_setting('transaction_isolation')
 
+-- The first statement of every engine transaction (a batch read, a completion, a lease's renewal,
+-- a heartbeat): a wait for a lock, such as the lease row behind an operator's repair or an
+-- application's transaction that stays open, fails after :timeout milliseconds (one lease ttl)
+-- instead of lasting as long as the other transaction; the worker tries again at its next poll.
+-- name: ENGINE_LOCK_TIMEOUT
+select set_config('lock_timeout', :timeout, true)
+
 -- The batch read's transaction commits without waiting for its WAL to reach the disk (ADR 0015).
 -- What it writes (the lease row's lock, promoted retries, held or released rows) is done again by
 -- the next read if a crash of the database loses it, and a later transaction that flushes (the

@@ -38,6 +38,8 @@ public enum Sql {
    * smaller (ADR 0017); absent where plans do not follow the table's size.
    */
   PLAN_BY_INDEX(true),
+  /** Bounds the engine transaction's lock waits, in milliseconds ({@link EngineLockTimeout}). */
+  ENGINE_LOCK_TIMEOUT(true),
   /**
    * Whether the outbox table's statistics count far fewer rows than changed since they were taken
    * and this session may take them again (ADR 0017); absent where plans do not follow the table's

@@ -1,9 +1,11 @@
 package io.outboxer.it.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
+import io.outboxer.internal.config.OutboxerRuntime;
 import io.outboxer.internal.rules.BatchOutcome;
 import io.outboxer.internal.rules.Ordering;
 import io.outboxer.internal.rules.ReadStart;
@@ -25,11 +27,14 @@ import jakarta.inject.Inject;
 import jakarta.transaction.UserTransaction;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 import javax.naming.InitialContext;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -61,6 +66,8 @@ class FencingIT {
   @Inject LeaseStore leases;
 
   @Inject AdminStore admin;
+
+  @Inject OutboxerRuntime runtime;
 
   @Inject UserTransaction tx;
 
@@ -270,6 +277,42 @@ class FencingIT {
 
     assertThat(renewal.get(30, TimeUnit.SECONDS)).as("the renewal that waited").isFalse();
     assertThat(leases.acquire(outbox, 0, "another", TTL)).isPresent();
+  }
+
+  /**
+   * An engine transaction (here a renewal in a transaction of its own, as the worker's) waits for a
+   * lock at most one lease ttl ({@code outboxer.lease.ttl}, 30 s in the test server), then fails
+   * with PostgreSQL's lock timeout while the other transaction still holds the lease row: a worker
+   * never waits for good behind an operator's repair or an application's transaction. SQLite has
+   * one connection, and its engine transactions take turns instead (ADR 0018).
+   */
+  @Test
+  void anEngineTransactionWaitsForALockAtMostOneLeaseTtl() throws Exception {
+    if (!Sql.database().equals("postgresql")) {
+      return;
+    }
+    String outbox = newOutbox();
+    Lease lease = lease(outbox, "worker");
+    long message = MessageRows.insert(outbox, "g", RowState.READY, 0);
+    Duration ttl = runtime.settings().leaseTtl();
+    tx.begin();
+    try {
+      admin.findForRepair(outbox, message).orElseThrow(); // holds the lease row
+      long started = System.nanoTime();
+      Future<Boolean> renewal = startWaitingForALock(() -> leases.renew(lease, TTL));
+      ExecutionException failed =
+          catchThrowableOfType(
+              ExecutionException.class,
+              () -> renewal.get(ttl.plusSeconds(15).toSeconds(), TimeUnit.SECONDS));
+      Duration waited = Duration.ofNanos(System.nanoTime() - started);
+      assertThat(failed).as("the renewal, while the lease row was still held").isNotNull();
+      assertThat(Stream.iterate((Throwable) failed, Objects::nonNull, Throwable::getCause))
+          .extracting(Throwable::getMessage)
+          .anySatisfy(m -> assertThat(m).contains("lock timeout"));
+      assertThat(waited).isBetween(ttl.minusSeconds(1), ttl.plusSeconds(10));
+    } finally {
+      tx.rollback();
+    }
   }
 
   /**
