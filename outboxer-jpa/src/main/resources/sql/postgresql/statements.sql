@@ -120,9 +120,13 @@ select cast(coalesce(s.n_mod_since_analyze > greatest(10000, 2 * c.reltuples)
 -- The turn to take them again: waits for a transaction of any server that has it, which then
 -- took them, and forgets the statistics counters this transaction read before, so that
 -- STATISTICS_STALE looks again. The lock's key is SCHEMA_LOCK's (below) plus one, of the same
--- bigint form.
+-- bigint form. ANALYZE_OUTBOX after it samples 3,000 rows rather than 30,000 (a statistics target
+-- of 10 for this transaction): 19 ms against 230 ms at 200,000 rows, while a batch waits for it;
+-- the count of rows, which decides the plans here, comes out as close, and autovacuum's next
+-- analyze takes the full sample again.
 -- name: STATISTICS_TURN
-select pg_advisory_xact_lock(8031453476610925939), pg_stat_clear_snapshot()
+select pg_advisory_xact_lock(8031453476610925939), pg_stat_clear_snapshot(),
+       set_config('default_statistics_target', '10', true)
 
 -- name: ANALYZE_OUTBOX
 analyze outboxer_message

@@ -90,10 +90,14 @@ class StatementPlansIT {
         await("the statistics seen as stale")
             .atMost(Duration.ofSeconds(30))
             .until(() -> column(c, Dialect.POSTGRESQL.sql(Sql.STATISTICS_STALE)).get(0) == 1);
+        // As the engine takes them: in one transaction, after the turn, from its smaller sample.
+        c.setAutoCommit(false);
         try (Statement s = c.createStatement()) {
           s.execute(Dialect.POSTGRESQL.sql(Sql.STATISTICS_TURN));
           s.execute(Dialect.POSTGRESQL.sql(Sql.ANALYZE_OUTBOX));
         }
+        c.commit();
+        c.setAutoCommit(true);
         assertThat(column(c, Dialect.POSTGRESQL.sql(Sql.STATISTICS_STALE)))
             .as("fresh once taken again: the next full batch does not take them again")
             .containsExactly(0L);
