@@ -9,6 +9,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.logging.Logger;
@@ -36,12 +37,26 @@ public class Database {
 
   private volatile Dialect dialect;
   private volatile String description;
+  private volatile Duration lockWaits;
 
   public Database() {}
 
   /** A database over {@code dataSource}, outside the container (for tests). */
   public Database(DataSource dataSource) {
     this.dataSource = dataSource;
+  }
+
+  /**
+   * Bounds each lock wait of the engine's transactions ({@link EngineLockTimeout}): the engine sets
+   * its lease ttl when it starts.
+   */
+  public void boundLockWaits(Duration bound) {
+    lockWaits = bound;
+  }
+
+  /** The bound of the engine's lock waits, or null before the engine set one. */
+  Duration lockWaits() {
+    return lockWaits;
   }
 
   /** The database's dialect, detected once from the connection's metadata. */

@@ -83,6 +83,7 @@ public class OutboxEngine {
       database.installSchema();
     }
     LeaseTerms terms = settings.leaseTerms();
+    database.boundLockWaits(terms.ttl());
     List<String> commitOrderProblems =
         settings.outboxes().values().stream().anyMatch(OutboxConfig::waitsForWriters)
             ? messages.commitOrderProblems()
