@@ -456,7 +456,7 @@ class CommitOrderIT {
                   Sql.number(
                       "select cast(reltuples as bigint) from pg_class"
                           + " where oid = cast('outboxer_message' as regclass)"),
-              rows -> rows >= 30_000);
+              rows -> rows >= 27_000); // an estimate from the analyze's sample of 3,000 rows
     } finally {
       Sql.update("delete from outboxer_message where outbox = ?", burst);
     }
